@@ -1,0 +1,216 @@
+/**
+ * The contracts the core depends on: the workspace file system ({@link WorkspaceFs}), the backup
+ * store ({@link BackupStore}) and the session log ({@link SessionLog}). The core does no I/O of
+ * its own beyond these.
+ *
+ * A store is written for immutable objects (S3 fits without changes): a backup is written once and
+ * never opened for writing again, every member is async and may fail, and there is no random
+ * access. Stores translate their native errors into the core's error family (see `errors.ts`),
+ * keeping the native error as `cause`.
+ */
+
+/** File status as the core reads it (a subset of `fs.Stats`). Times in ms since the epoch. */
+export interface FsStats {
+  /** Size in bytes. */
+  size: number;
+  /** File type and permission bits (`st_mode`). */
+  mode: number;
+  /** Last content modification, ms since the epoch (may be set back by `touch -r`, `cp -p`). */
+  mtimeMs: number;
+  /** Last status change (content, mode, links), ms since the epoch; cannot be set back by users. */
+  ctimeMs: number;
+  /** Inode number. */
+  ino: number | bigint;
+  /** Hard-link count. */
+  nlink: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/** An open file, for streaming reads (a subset of `fs/promises` `FileHandle`). */
+export interface FsFileHandle {
+  /** Read up to `length` bytes at `position` into `buffer` at `offset`. */
+  read(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesRead: number }>;
+  stat(): Promise<FsStats>;
+  close(): Promise<void>;
+}
+
+/**
+ * The workspace file system: a `node:fs/promises`-compatible object. The real `fs/promises`
+ * satisfies it, and so does a memfs volume's `promises`. Errors are Node errno errors
+ * (`ENOENT`, `EEXIST`, `EISDIR`, ...).
+ */
+export interface WorkspaceFs {
+  stat(path: string): Promise<FsStats>;
+  lstat(path: string): Promise<FsStats>;
+  readFile(path: string): Promise<Uint8Array>;
+  writeFile(path: string, data: Uint8Array | string, options?: { mode?: number; flag?: string }): Promise<void>;
+  open(path: string, flags: string, mode?: number): Promise<FsFileHandle>;
+  copyFile(source: string, destination: string, mode?: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  mkdir(path: string, options: { recursive: true; mode?: number }): Promise<string | undefined>;
+  chmod(path: string, mode: number): Promise<void>;
+  realpath(path: string): Promise<string>;
+  readdir(path: string): Promise<string[]>;
+  rm(path: string, options: { recursive?: boolean; force?: boolean }): Promise<void>;
+  utimes(path: string, atime: Date | number, mtime: Date | number): Promise<void>;
+}
+
+/** What a store knows about one backup object. */
+export interface BackupInfo {
+  /** Size of the backup in bytes. */
+  size: number;
+  /** Permission bits recorded for the backup (`mode & 0o7777`). */
+  mode: number;
+  /** Lower-case hex sha256 of the bytes, when the store records it (S3); otherwise undefined. */
+  sha256?: string;
+}
+
+/** Features a store may or may not have; the core checks these before relying on them. */
+export interface StoreCapabilities {
+  /** `carryBackup` can share a backup between sessions without copying bytes (hard link). */
+  hardLinks: boolean;
+  /** `carryBackup` copies on the server without downloading (S3 CopyObject). */
+  serverSideCopy: boolean;
+  /** `lockSession` is implemented. */
+  locking: boolean;
+  /** `BackupInfo.sha256` is filled, so change detection can hash the workspace file instead of downloading. */
+  sha256: boolean;
+}
+
+/** One session as a store lists it. */
+export interface SessionSummary {
+  sessionId: string;
+  /** Last write to the session's backups or records. */
+  lastModified: Date;
+  /** Bytes the session's backups and records take in the store. */
+  bytes: number;
+  /** Number of backup objects. */
+  backups: number;
+}
+
+/** A held session lock; `release` is idempotent. */
+export interface SessionLock {
+  release(): Promise<void>;
+}
+
+/** A JSON record in a session log (a transcript line). Unknown types and fields pass through. */
+export type LogRecord = { type: string } & Record<string, unknown>;
+
+/** A log line that could not be read back. */
+export interface SkippedLine {
+  /** 1-based line (or object) number in the log. */
+  line: number;
+  /** Why it was skipped: `torn last line`, `invalid JSON`, `not an object with a type`. */
+  reason: string;
+}
+
+/** What {@link SessionLog.read} returns. */
+export interface LogReadResult {
+  /** The valid records, in append order. */
+  records: LogRecord[];
+  /** Lines skipped as corrupt or torn; reading never throws for these. */
+  skipped: SkippedLine[];
+}
+
+/**
+ * An append-only, ordered log of one session's records (Claude Code transcript lines).
+ */
+export interface SessionLog {
+  /**
+   * Append records in order. Durable when the promise resolves (fsync for files; a written
+   * object for S3). Throws `PermissionError`/`UnavailableError` on store failure; on failure no
+   * partial record is visible to a later `read` except as a skipped torn line.
+   */
+  append(records: readonly LogRecord[]): Promise<void>;
+  /**
+   * Read every record back in append order. A missing log reads as empty. Corrupt and torn
+   * lines are skipped and reported in `skipped`, never thrown, and never hide later valid lines.
+   */
+  read(): Promise<LogReadResult>;
+}
+
+/**
+ * Where backups and session records live. Implemented by `@fh/store-fs`, `@fh/store-memfs` and
+ * `@fh/store-s3`; every implementation passes `@fh/store-test-suite`.
+ *
+ * Names: `sessionId` and `backupFileName` are single path segments; a store throws
+ * `InvalidArgumentError` for an empty name, `.`/`..`, or one containing `/`, `\\` or NUL.
+ * Paths given to a store (`sourcePath`, `destinationPath`) are absolute workspace paths, read and
+ * written through {@link BackupStore.workspaceFs}.
+ */
+export interface BackupStore {
+  /** Short name for messages: `fs`, `memfs`, `s3`. */
+  readonly kind: string;
+  /** What this store can do. */
+  readonly capabilities: StoreCapabilities;
+  /**
+   * The file system the store reads sources from and writes restores to; `FileHistory` uses it as
+   * the workspace fs unless given another. The memfs store returns its volume; others the real fs.
+   */
+  readonly workspaceFs: WorkspaceFs;
+
+  /**
+   * Copy the workspace file at `sourcePath` into a new backup named `backupFileName`, keeping its
+   * permission bits. Never overwrites: throws `ConflictError` if the backup exists. Throws
+   * `NotFoundError` if the source does not exist, `InvalidArgumentError` if it is not a regular
+   * file. On any failure no backup object is left behind and the source is untouched.
+   * Returns the size (bytes), mode and, where the store records it, sha256 of what was stored.
+   */
+  putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo>;
+
+  /** Size, mode (and sha256) of a backup, or `null` if it does not exist. */
+  statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null>;
+
+  /**
+   * Write the backup's bytes to a new file at `destinationPath`, which must not exist (it is
+   * created exclusively; `ConflictError` otherwise). Does not set the mode and does not rename:
+   * the caller does both. Throws `NotFoundError` if the backup is missing and `CorruptError` if
+   * its bytes do not match its recorded size or checksum; on failure the destination is removed.
+   */
+  restoreBackup(sessionId: string, backupFileName: string, destinationPath: string): Promise<void>;
+
+  /** Stream the backup's bytes. Throws `NotFoundError` if it does not exist. */
+  openBackup(sessionId: string, backupFileName: string): Promise<AsyncIterable<Uint8Array>>;
+
+  /** Delete one backup; a missing backup is not an error. */
+  deleteBackup(sessionId: string, backupFileName: string): Promise<void>;
+
+  /** Names of every backup of a session (any order); `[]` for an unknown session. */
+  listBackups(sessionId: string): Promise<string[]>;
+
+  /**
+   * Make `backupFileName` of session `fromSessionId` available under the same name in session
+   * `toSessionId` without ever opening the source for writing: a hard link where the store can
+   * (falling back to a copy on EXDEV, EPERM, EMLINK or ENOTSUP), a server-side copy on S3.
+   * Returns `'exists'` (and does nothing) if the target already exists. Throws `NotFoundError`
+   * if the source backup is missing.
+   */
+  carryBackup(fromSessionId: string, toSessionId: string, backupFileName: string): Promise<'linked' | 'copied' | 'exists'>;
+
+  /** Every session that has backups or records, with its size and last change. */
+  listSessions(): Promise<SessionSummary[]>;
+
+  /** Remove a session's backups, records and lock files. A missing session is not an error. */
+  deleteSession(sessionId: string): Promise<void>;
+
+  /** The session's record log. Creating the handle does no I/O. */
+  sessionLog(sessionId: string): SessionLog;
+
+  /**
+   * Take the session's lock, held until `release`. Throws `LockedError` naming the session if
+   * another process (or handle) holds it. Present when `capabilities.locking`.
+   */
+  lockSession?(sessionId: string): Promise<SessionLock>;
+
+  /** Whether another holder has the session's lock. Present when `capabilities.locking`. */
+  isSessionLocked?(sessionId: string): Promise<boolean>;
+
+  /**
+   * True when the absolute path lies inside the store's own storage on the workspace file system
+   * (fh never tracks its own files). Stores with no local storage return false.
+   */
+  containsPath(absolutePath: string): boolean;
+}
