@@ -3,3 +3,4 @@ export * from './types.js';
 export * from './store.js';
 export * from './records.js';
 export * from './results.js';
+export * from './jsonl.js';
