@@ -1,0 +1,80 @@
+/**
+ * How `fh` fails: exit codes and the one-line messages it prints instead of stack traces.
+ *
+ * Exit codes: 0 success, 1 failure, 2 usage error (bad option, missing argument, a refusal to
+ * prompt without a terminal), 3 partly done (some files failed; each is named).
+ */
+
+/** Process exit codes of `fh`. */
+export const ExitCode = { ok: 0, failure: 1, usage: 2, partial: 3 } as const;
+
+/** A command line the user has to change: exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/**
+ * The command did part of its work: exits 3. `failures` names each file that failed and why; the
+ * JSON document (if any) has already been written by the command.
+ */
+export class PartialFailureError extends Error {
+  override readonly name = 'PartialFailureError';
+  constructor(
+    message: string,
+    readonly failures: ReadonlyArray<{ path: string; error: string }>,
+  ) {
+    super(message);
+  }
+}
+
+/** What {@link describeError} makes of an error: the exit code and the lines for stderr. */
+export interface DescribedError {
+  exitCode: number;
+  /** A stable code: the FhError code, `FH_USAGE`, `FH_PARTIAL`, or an errno code. */
+  code: string;
+  message: string;
+  /** Extra lines (failed files, missing backups), each naming one thing. */
+  details: string[];
+}
+
+/**
+ * Turn any thrown value into an exit code and one clear line (plus one line per named file), never
+ * a stack trace. FhErrors from any installed copy of @fh/core are recognised by their marker.
+ */
+export function describeError(error: unknown): DescribedError {
+  if (error instanceof UsageError) return { exitCode: ExitCode.usage, code: 'FH_USAGE', message: error.message, details: [] };
+  if (error instanceof PartialFailureError) {
+    return {
+      exitCode: ExitCode.partial,
+      code: 'FH_PARTIAL',
+      message: error.message,
+      details: error.failures.map((failure) => `${failure.path}: ${failure.error}`),
+    };
+  }
+  if (isFhError(error)) {
+    const missing = (error as { missing?: ReadonlyArray<{ path: string; backupFileName: string; reason: string }> }).missing;
+    const details = Array.isArray(missing)
+      ? missing.map((entry) => `${entry.path}: backup ${entry.backupFileName} ${entry.reason}`)
+      : [];
+    return { exitCode: ExitCode.failure, code: error.code, message: error.message, details };
+  }
+  if (error instanceof Error) {
+    const errno = (error as { code?: unknown }).code;
+    return {
+      exitCode: ExitCode.failure,
+      code: typeof errno === 'string' ? errno : 'FH_ERROR',
+      message: error.message,
+      details: [],
+    };
+  }
+  return { exitCode: ExitCode.failure, code: 'FH_ERROR', message: String(error), details: [] };
+}
+
+/** FhError check by the `Symbol.for` marker, so @fh/core need not be loaded to recognise one. */
+function isFhError(error: unknown): error is Error & { code: string } {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[Symbol.for('@fh/core.error')] === true
+  );
+}

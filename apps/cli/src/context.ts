@@ -1,0 +1,87 @@
+/**
+ * The global options every command shares, and what they resolve to: the output printer, the
+ * project folder, the store and the session.
+ */
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { BackupStore } from '@fh/core';
+import { UsageError } from './cli-errors.js';
+import { Output } from './output.js';
+import { defaultStoreUri, openStore, parseStoreUri, type StoreLocation } from './store-uri.js';
+
+/** Global options as commander parses them. */
+export interface GlobalOptions {
+  /** `--store <uri>`. */
+  store?: string;
+  /** `--session <id>`. */
+  session?: string;
+  /** `--project <folder>`. */
+  project?: string;
+  /** `--claude [configDir]`: `true` when given without a folder. */
+  claude?: string | boolean;
+  /** `--json`. */
+  json?: boolean;
+}
+
+/** What a command runs with. Resolution is lazy: a command that needs no store opens none. */
+export class CommandContext {
+  readonly output: Output;
+  readonly options: GlobalOptions;
+  readonly environment: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  private storePromise: Promise<BackupStore> | undefined;
+
+  constructor(options: GlobalOptions, environment: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()) {
+    this.options = options;
+    this.environment = environment;
+    this.cwd = cwd;
+    this.output = new Output({ json: options.json === true, environment });
+  }
+
+  /** The project root: `--project` resolved against the current folder, else the current folder. */
+  get projectRoot(): string {
+    return this.options.project === undefined ? this.cwd : resolve(this.cwd, this.options.project);
+  }
+
+  /** The parsed `--store` (default `fs:$FH_HOME` or `fs:~/.fh`). */
+  get storeLocation(): StoreLocation {
+    return parseStoreUri(this.options.store ?? defaultStoreUri(this.environment), { cwd: this.cwd, home: this.home });
+  }
+
+  /** The user's home folder (`HOME` wins over the passwd entry, so tests can move it). */
+  get home(): string {
+    const home = this.environment.HOME;
+    return home !== undefined && home !== '' ? home : homedir();
+  }
+
+  /** The Claude Code config folder when `--claude` is given, else undefined. */
+  get claudeConfigDir(): string | undefined {
+    const claude = this.options.claude;
+    if (claude === undefined || claude === false) return undefined;
+    if (claude === true || claude === '') {
+      const configured = this.environment.CLAUDE_CONFIG_DIR;
+      return configured !== undefined && configured !== '' ? resolve(this.cwd, configured) : resolve(this.home, '.claude');
+    }
+    if (claude === '~') return this.home;
+    return claude.startsWith('~/') ? resolve(this.home, claude.slice(2)) : resolve(this.cwd, claude);
+  }
+
+  /** The session id from `--session` or `FH_SESSION_ID`, or undefined. */
+  get sessionIdOption(): string | undefined {
+    const id = this.options.session ?? this.environment.FH_SESSION_ID;
+    return id === undefined || id === '' ? undefined : id;
+  }
+
+  /** The session id; throws a usage error when none was given. */
+  requireSessionId(): string {
+    const id = this.sessionIdOption;
+    if (id === undefined) throw new UsageError('no session given: pass --session <id> or set FH_SESSION_ID (fh sessions lists them)');
+    return id;
+  }
+
+  /** The store, opened once. */
+  store(): Promise<BackupStore> {
+    this.storePromise ??= openStore(this.storeLocation);
+    return this.storePromise;
+  }
+}

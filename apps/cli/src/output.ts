@@ -1,0 +1,186 @@
+/**
+ * Everything `fh` prints goes through {@link Output}:
+ * - with `--json`, exactly one JSON document on stdout (nothing else there); human text otherwise;
+ * - colours only when the stream is a terminal (`TERM` not `dumb`), never when `NO_COLOR` is set
+ *   (non-empty); `FORCE_COLOR` (non-empty) turns them on for a non-terminal;
+ * - notes, warnings and progress bars on stderr, so stdout stays clean for pipes.
+ */
+import type { Writable } from 'node:stream';
+import picocolors from 'picocolors';
+
+/** picocolors' colour functions (plain `String` when colours are off). */
+export type Colors = ReturnType<typeof picocolors.createColors>;
+
+/** Where output goes and how it looks. Defaults: the process's streams and environment. */
+export interface OutputOptions {
+  json: boolean;
+  stdout?: Writable & { isTTY?: boolean };
+  stderr?: Writable & { isTTY?: boolean };
+  environment?: NodeJS.ProcessEnv;
+}
+
+/** A progress bar handle; every method is a no-op when no bar is shown. */
+export interface Progress {
+  /** Advance by `count` (default 1). */
+  tick(count?: number): void;
+  /** Remove the bar (if one is shown). */
+  stop(): void;
+}
+
+/** Delay before a progress bar appears: work shorter than this shows none. */
+const PROGRESS_DELAY_MS = 1000;
+
+/** Decide whether to colour a stream (see the module comment). */
+export function colorsEnabled(stream: { isTTY?: boolean }, environment: NodeJS.ProcessEnv): boolean {
+  if (environment.NO_COLOR !== undefined && environment.NO_COLOR !== '') return false;
+  if (environment.FORCE_COLOR !== undefined && environment.FORCE_COLOR !== '' && environment.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && environment.TERM !== 'dumb';
+}
+
+/** The printer every command uses. */
+export class Output {
+  readonly json: boolean;
+  /** Colours for stdout text. */
+  readonly colors: Colors;
+  /** Colours for stderr text. */
+  readonly errorColors: Colors;
+  readonly stdout: Writable & { isTTY?: boolean };
+  readonly stderr: Writable & { isTTY?: boolean };
+  private documentWritten = false;
+
+  constructor(options: OutputOptions) {
+    const environment = options.environment ?? process.env;
+    this.json = options.json;
+    this.stdout = options.stdout ?? process.stdout;
+    this.stderr = options.stderr ?? process.stderr;
+    this.colors = picocolors.createColors(colorsEnabled(this.stdout, environment));
+    this.errorColors = picocolors.createColors(colorsEnabled(this.stderr, environment));
+  }
+
+  /** Whether the JSON document has been written (errors after that add none). */
+  get wroteDocument(): boolean {
+    return this.documentWritten;
+  }
+
+  /**
+   * Print a command's result: `document` as JSON with `--json`, otherwise the lines `human` returns.
+   * Call once per command.
+   */
+  result(document: unknown, human: () => string | readonly string[]): void {
+    if (this.json) {
+      this.writeDocument(document);
+      return;
+    }
+    const text = human();
+    const lines = typeof text === 'string' ? [text] : text;
+    if (lines.length > 0) this.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  /** Write the JSON document (stdout). Dates become ISO strings, Sets arrays, Errors `{code, message}`. */
+  writeDocument(document: unknown): void {
+    this.documentWritten = true;
+    this.stdout.write(`${JSON.stringify(document, jsonReplacer, 2)}\n`);
+  }
+
+  /** A human line on stdout; suppressed with `--json`. */
+  line(text = ''): void {
+    if (!this.json) this.stdout.write(`${text}\n`);
+  }
+
+  /** A note on stderr (kept out of stdout, so also shown with `--json`). */
+  note(text: string): void {
+    this.stderr.write(`${text}\n`);
+  }
+
+  /** A warning on stderr, prefixed `fh: warning:`. */
+  warn(text: string): void {
+    this.stderr.write(`${this.errorColors.yellow('fh: warning:')} ${text}\n`);
+  }
+
+  /**
+   * A progress bar on stderr that appears only if the work is still running after about a second,
+   * and only when stderr is a terminal. cli-progress is imported only when a bar is shown.
+   */
+  progress(label: string, total: number): Progress {
+    if (this.stderr.isTTY !== true || total <= 0) return { tick() {}, stop() {} };
+    let value = 0;
+    let stopped = false;
+    let bar: { update(value: number): void; stop(): void } | undefined;
+    const timer = setTimeout(() => {
+      void import('cli-progress').then((module) => {
+        if (stopped) return;
+        const cliProgress = module.default ?? module;
+        const created = new cliProgress.SingleBar(
+          { stream: this.stderr, format: `${label} [{bar}] {value}/{total}`, hideCursor: true, clearOnComplete: true },
+          cliProgress.Presets.shades_classic,
+        );
+        created.start(total, value);
+        bar = created;
+      });
+    }, PROGRESS_DELAY_MS);
+    timer.unref();
+    return {
+      tick(count = 1) {
+        value += count;
+        bar?.update(value);
+      },
+      stop() {
+        stopped = true;
+        clearTimeout(timer);
+        bar?.stop();
+        bar = undefined;
+      },
+    };
+  }
+}
+
+function jsonReplacer(this: unknown, key: string, value: unknown): unknown {
+  const original = (this as Record<string, unknown>)[key];
+  if (original instanceof Date) return original.toISOString();
+  if (value instanceof Set) return [...value].sort();
+  if (value instanceof Map) return Object.fromEntries(value);
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    return typeof code === 'string' ? { code, message: value.message } : { message: value.message };
+  }
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+/** Visible width of a string (ANSI colour codes do not count). */
+export function visibleWidth(text: string): number {
+  return text.replace(/\u001b\[[0-9;]*m/g, '').length;
+}
+
+/** A column of {@link renderTable}. */
+export interface TableColumn<Row> {
+  header: string;
+  value(row: Row): string;
+  /** Right-align (numbers). */
+  right?: boolean;
+  /** Longest a cell may be; longer text is cut with `…`. */
+  maxWidth?: number;
+}
+
+/** Render rows as aligned text columns with a header line, two spaces between columns. */
+export function renderTable<Row>(rows: readonly Row[], columns: ReadonlyArray<TableColumn<Row>>, colors?: Colors): string[] {
+  const cells = rows.map((row) =>
+    columns.map((column) => {
+      const text = column.value(row);
+      const max = column.maxWidth;
+      return max !== undefined && visibleWidth(text) > max ? `${text.slice(0, max - 1)}…` : text;
+    }),
+  );
+  const widths = columns.map((column, index) =>
+    Math.max(visibleWidth(column.header), ...cells.map((row) => visibleWidth(row[index] ?? ''))),
+  );
+  const pad = (text: string, index: number): string => {
+    const gap = ' '.repeat(Math.max(0, (widths[index] ?? 0) - visibleWidth(text)));
+    return columns[index]?.right === true ? gap + text : text + gap;
+  };
+  const header = columns.map((column, index) => pad(column.header, index)).join('  ').trimEnd();
+  return [
+    colors ? colors.bold(header) : header,
+    ...cells.map((row) => row.map((cell, index) => pad(cell, index)).join('  ').trimEnd()),
+  ];
+}

@@ -1,0 +1,120 @@
+/**
+ * The `fh` command line: global options, the command table and error handling. Each command's
+ * module is imported only when that command runs, so startup stays lean (ink, react, jsdiff and
+ * cli-progress load only in the commands that use them).
+ */
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import packageJson from '../package.json' with { type: 'json' };
+import { describeError, ExitCode } from './cli-errors.js';
+import { CommandContext, type GlobalOptions } from './context.js';
+
+/** A command module's entry point: returns the exit code (0 when omitted). */
+type CommandRunner = (context: CommandContext) => Promise<number | void>;
+
+/** Names of the commands, so `fh --claude <command>` is not read as a folder named <command>. */
+const COMMAND_NAMES = [
+  'track', 'snapshot', 'sessions', 'list', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'help',
+];
+
+/**
+ * `--claude` takes an optional folder; commander would take a following command name as that
+ * folder (`fh --claude list`). `--claude <command>` becomes `--claude= <command>`: the option
+ * given with an empty value, which means the default folder.
+ */
+export function normaliseArguments(argv: readonly string[]): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index] as string;
+    const next = argv[index + 1];
+    if (argument === '--claude' && next !== undefined && COMMAND_NAMES.includes(next)) {
+      result.push('--claude=');
+      continue;
+    }
+    result.push(argument);
+  }
+  return result;
+}
+
+function parsePositiveInteger(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1, not "${value}"`);
+    return Number(value);
+  };
+}
+
+function parseNonNegativeNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new InvalidArgumentError(`${name} must be a number of 0 or more, not "${value}"`);
+    return number;
+  };
+}
+
+/** Build the program. `run` receives the chosen command's runner and the merged options. */
+export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions) => Promise<void>): Command {
+  const program = new Command('fh');
+  program
+    .description('Checkpoints and rewind for AI coding agents: back files up before edits, snapshot each turn, rewind any turn.')
+    .version(packageJson.version, '-V, --version')
+    .option('--store <uri>', 'where backups and records live: fs:<folder> (default: fs:$FH_HOME, else fs:~/.fh)')
+    .option('--session <id>', 'session id (default: $FH_SESSION_ID)')
+    .option('--project <folder>', 'project folder (default: the current folder)')
+    .option('--claude [configDir]', 'open Claude Code session data (default folder: $CLAUDE_CONFIG_DIR, else ~/.claude)')
+    .option('--json', 'print one JSON document on stdout')
+    .exitOverride()
+    .showHelpAfterError('(fh --help shows usage)')
+    .configureHelp({ showGlobalOptions: true });
+
+  /** Register the action of a command whose module exports `run(context, ...arguments)`. */
+  const action =
+    <Arguments extends unknown[]>(load: () => Promise<(context: CommandContext, ...rest: Arguments) => Promise<number | void>>) =>
+    async (...commanderArguments: unknown[]): Promise<void> => {
+      const command = commanderArguments[commanderArguments.length - 1] as Command;
+      const positional = commanderArguments.slice(0, -1) as Arguments;
+      const options = command.optsWithGlobals() as GlobalOptions;
+      await run(async (context) => (await load())(context, ...positional), options);
+    };
+
+  program
+    .command('demo')
+    .description('replay the last commits of a git repository as agent turns, rewind to each and verify against git')
+    .option('--repo <path>', 'the git repository (default: the one around the current folder)')
+    .option('--commits <n>', 'how many commits to replay', parsePositiveInteger('--commits'), 30)
+    .option('--keep', 'keep the temporary folders and print where they are')
+    .action(action(async () => (await import('./commands/demo.js')).run));
+
+  return program;
+}
+
+/** Parse `argv` (without node and script), run the command, print errors; returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let context: CommandContext | undefined;
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(async (runner, options) => {
+    context = new CommandContext(options);
+    exitCode = (await runner(context)) ?? ExitCode.ok;
+  });
+  try {
+    await program.parseAsync(normaliseArguments(argv), { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    const json = context?.output.json ?? argv.includes('--json');
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        return ExitCode.ok;
+      }
+      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'FH_USAGE', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`);
+      return ExitCode.usage;
+    }
+    const described = describeError(error);
+    if (json && context?.output.wroteDocument !== true) {
+      process.stdout.write(
+        `${JSON.stringify({ error: { code: described.code, message: described.message, details: described.details } }, null, 2)}\n`,
+      );
+    }
+    const stderr = context?.output.errorColors;
+    process.stderr.write(`${stderr ? stderr.red('fh:') : 'fh:'} ${described.message}\n`);
+    for (const detail of described.details) process.stderr.write(`  ${detail}\n`);
+    return described.exitCode;
+  }
+}
