@@ -1,0 +1,5 @@
+export * from './messages.js';
+export * from './prompt.js';
+export * from './selectable.js';
+export * from './rewind-conversation.js';
+export * from './compact.js';
