@@ -4,3 +4,4 @@ export * from './store.js';
 export * from './records.js';
 export * from './results.js';
 export * from './jsonl.js';
+export * from './conversation/index.js';
