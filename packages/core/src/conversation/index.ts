@@ -3,3 +3,5 @@ export * from './prompt.js';
 export * from './selectable.js';
 export * from './rewind-conversation.js';
 export * from './compact.js';
+export * from './chain.js';
+export * from './fork-records.js';
