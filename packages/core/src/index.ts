@@ -5,3 +5,7 @@ export * from './records.js';
 export * from './results.js';
 export * from './jsonl.js';
 export * from './conversation/index.js';
+export * from './restore-state.js';
+export * from './resume.js';
+export * from './retention.js';
+export * from './cleanup.js';

@@ -1,7 +1,20 @@
 /**
- * Session record formats (Claude Code transcript lines) that carry file history. fh writes these
- * into its session log and reads them from Claude Code transcripts; see ARCHITECTURE.md.
+ * Session record formats (Claude Code transcript lines) that carry file history, and their
+ * parsing. fh writes these into its session log and reads them from Claude Code transcripts; see
+ * ARCHITECTURE.md.
+ *
+ * What Claude Code really writes (checked against public transcripts, 2026):
+ * - `{"type":"file-history-snapshot","messageId":…,"snapshot":{"messageId":…,"trackedFileBackups":{…},"timestamp":…},"isSnapshotUpdate":…}`.
+ *   The top-level `messageId` of an update can differ from `snapshot.messageId` (it names the
+ *   message being processed); the snapshot it belongs to is `snapshot.messageId`.
+ * - `{"type":"file-history-delta","messageId":…,"snapshotMessageId":…,"trackingPath":…,"backup":{…},"timestamp":…}`.
+ * - Backup names are `{sha256(absolute path)[:16]}@v{version}` (16 lower-case hex digits), or
+ *   `null` when the file did not exist. Newer versions add fields such as `realParentDir` to a
+ *   backup; unknown fields are ignored.
+ * - Keys of `trackedFileBackups` are relative to the session's first working folder (older
+ *   versions wrote absolute paths).
  */
+import type { LogRecord } from './store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from './types.js';
 
 /**
@@ -29,7 +42,269 @@ export interface FileHistoryDeltaRecord {
   timestamp: Date;
 }
 
+/** A parsed file-history record (see {@link parseFileHistoryRecord}). */
+export type FileHistoryRecord = FileHistorySnapshotRecord | FileHistoryDeltaRecord;
+
 /** Build the record that persists `snapshot` (seed: recordFileHistorySnapshot). */
 export function snapshotRecord(snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean): FileHistorySnapshotRecord {
   return { type: 'file-history-snapshot', messageId: snapshot.messageId, snapshot, isSnapshotUpdate };
+}
+
+/**
+ * The names fh and Claude Code give backups: `{sha256(absolute path)[:16]}@v{version}`. A name
+ * read from a record must match this before it reaches a store, so a record can never point a
+ * store outside the session's folder.
+ */
+export const BACKUP_FILE_NAME_PATTERN = /^[0-9a-f]{16}@v[0-9]{1,15}$/;
+
+/** True when `name` is a backup name fh accepts from a record ({@link BACKUP_FILE_NAME_PATTERN}). */
+export function isBackupFileName(name: string): boolean {
+  return BACKUP_FILE_NAME_PATTERN.test(name);
+}
+
+/** Receives one human-readable warning about a record that was skipped or repaired. */
+export type RecordWarningHandler = (message: string) => void;
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** A Date from a Date or an ISO-8601 string; undefined when missing or unparseable. */
+function toDate(value: unknown): Date | undefined {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : new Date(value.getTime());
+  if (typeof value !== 'string') return undefined;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? undefined : new Date(time);
+}
+
+/** Time used when a record's date is missing: the epoch, so change detection compares bytes. */
+const UNKNOWN_TIME = 0;
+
+/**
+ * Parse one backup entry. A malformed entry is never dropped (that could make a rewind treat the
+ * file as untracked at that turn): it is kept with `error` set, so a rewind reports it as failed.
+ */
+function parseBackup(value: unknown, where: string, warn: RecordWarningHandler): FileHistoryBackup {
+  if (!isObject(value)) {
+    warn(`${where}: backup is not an object; marked unavailable`);
+    return { backupFileName: null, version: 0, backupTime: new Date(UNKNOWN_TIME), error: `unreadable backup record at ${where}` };
+  }
+  const problems: string[] = [];
+  const rawName = value.backupFileName;
+  let backupFileName: string | null = null;
+  if (rawName === null) {
+    backupFileName = null;
+  } else if (typeof rawName === 'string' && isBackupFileName(rawName)) {
+    backupFileName = rawName;
+  } else {
+    problems.push(`backupFileName ${JSON.stringify(rawName) ?? 'undefined'} is not a backup name`);
+  }
+  const rawVersion = value.version;
+  let version = 0;
+  if (typeof rawVersion === 'number' && Number.isSafeInteger(rawVersion) && rawVersion >= 1) {
+    version = rawVersion;
+  } else {
+    problems.push(`version ${JSON.stringify(rawVersion) ?? 'undefined'} is not a positive integer`);
+  }
+  let backupTime = toDate(value.backupTime);
+  if (backupTime === undefined) {
+    warn(`${where}: backupTime ${JSON.stringify(value.backupTime) ?? 'undefined'} is not a date; using the epoch`);
+    backupTime = new Date(UNKNOWN_TIME);
+  }
+  const backup: FileHistoryBackup = { backupFileName, version, backupTime };
+  if (value.size !== undefined) {
+    if (typeof value.size === 'number' && Number.isSafeInteger(value.size) && value.size >= 0) backup.size = value.size;
+    else warn(`${where}: size ${JSON.stringify(value.size)} ignored`);
+  }
+  if (value.mode !== undefined) {
+    if (typeof value.mode === 'number' && Number.isInteger(value.mode) && value.mode >= 0 && value.mode <= 0o7777) backup.mode = value.mode;
+    else warn(`${where}: mode ${JSON.stringify(value.mode)} ignored`);
+  }
+  if (typeof value.error === 'string') backup.error = value.error;
+  if (problems.length > 0) {
+    const reason = problems.join('; ');
+    warn(`${where}: ${reason}; marked unavailable`);
+    backup.backupFileName = null;
+    backup.error = backup.error ?? `unreadable backup record at ${where}: ${reason}`;
+  }
+  return backup;
+}
+
+function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler): FileHistorySnapshotRecord | undefined {
+  const snapshot = record.snapshot;
+  if (!isObject(snapshot)) {
+    warn('file-history-snapshot record without a snapshot object skipped');
+    return undefined;
+  }
+  const messageId = nonEmptyString(snapshot.messageId) ?? nonEmptyString(record.messageId);
+  if (messageId === undefined) {
+    warn('file-history-snapshot record without a messageId skipped');
+    return undefined;
+  }
+  const backups = snapshot.trackedFileBackups;
+  if (!isObject(backups)) {
+    warn(`file-history-snapshot ${messageId}: trackedFileBackups is not an object; record skipped`);
+    return undefined;
+  }
+  let timestamp = toDate(snapshot.timestamp);
+  if (timestamp === undefined) {
+    warn(`file-history-snapshot ${messageId}: timestamp ${JSON.stringify(snapshot.timestamp) ?? 'undefined'} is not a date; using the epoch`);
+    timestamp = new Date(UNKNOWN_TIME);
+  }
+  const trackedFileBackups: Record<string, FileHistoryBackup> = {};
+  for (const [trackingPath, backup] of Object.entries(backups)) {
+    if (trackingPath.length === 0) {
+      warn(`file-history-snapshot ${messageId}: entry with an empty path skipped`);
+      continue;
+    }
+    trackedFileBackups[trackingPath] = parseBackup(backup, `file-history-snapshot ${messageId} ${JSON.stringify(trackingPath)}`, warn);
+  }
+  return {
+    type: 'file-history-snapshot',
+    messageId,
+    snapshot: { messageId, trackedFileBackups, timestamp },
+    isSnapshotUpdate: record.isSnapshotUpdate === true,
+  };
+}
+
+function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler): FileHistoryDeltaRecord | undefined {
+  const snapshotMessageId = nonEmptyString(record.snapshotMessageId) ?? nonEmptyString(record.messageId);
+  if (snapshotMessageId === undefined) {
+    warn('file-history-delta record without a snapshotMessageId skipped');
+    return undefined;
+  }
+  const trackingPath = nonEmptyString(record.trackingPath);
+  if (trackingPath === undefined) {
+    warn(`file-history-delta for ${snapshotMessageId} without a trackingPath skipped`);
+    return undefined;
+  }
+  let timestamp = toDate(record.timestamp);
+  if (timestamp === undefined) {
+    warn(`file-history-delta for ${snapshotMessageId}: timestamp ${JSON.stringify(record.timestamp) ?? 'undefined'} is not a date; using the epoch`);
+    timestamp = new Date(UNKNOWN_TIME);
+  }
+  return {
+    type: 'file-history-delta',
+    messageId: nonEmptyString(record.messageId) ?? snapshotMessageId,
+    snapshotMessageId,
+    trackingPath,
+    backup: parseBackup(record.backup, `file-history-delta for ${snapshotMessageId} ${JSON.stringify(trackingPath)}`, warn),
+    timestamp,
+  };
+}
+
+/**
+ * Parse a `file-history-snapshot` or `file-history-delta` record as read from a session log or a
+ * Claude Code transcript (dates as ISO strings or Date objects).
+ *
+ * Returns `undefined` for any other record type (transcripts hold many) without a warning, and
+ * for a malformed file-history record with one warning through `onWarning`. Unknown fields are
+ * ignored. A malformed backup entry inside an otherwise good record is kept, marked with `error`
+ * and `backupFileName: null`, so it is reported as unavailable rather than read as "the file did
+ * not exist"; a backup name that is not `{16 hex}@v{n}` is treated as malformed. Never throws.
+ */
+export function parseFileHistoryRecord(record: unknown, onWarning: RecordWarningHandler = () => {}): FileHistoryRecord | undefined {
+  if (!isObject(record)) return undefined;
+  if (record.type === 'file-history-snapshot') return parseSnapshotRecord(record, onWarning);
+  if (record.type === 'file-history-delta') return parseDeltaRecord(record, onWarning);
+  return undefined;
+}
+
+/** Options of {@link userMessageRecord}. */
+export interface UserMessageRecordOptions {
+  /** The message id; a snapshot of this turn uses the same id as its `messageId`. */
+  uuid: string;
+  /** The previous message's uuid, or `null` for the first message. */
+  parentUuid: string | null;
+  sessionId: string;
+  /** The prompt text. */
+  text: string;
+  /** When the prompt was sent. */
+  timestamp: Date;
+  /** Working folder of the agent (Claude Code records it on every message). */
+  cwd?: string;
+}
+
+/**
+ * A Claude Code transcript `user` record: `{parentUuid, isSidechain: false, userType: 'external',
+ * cwd?, sessionId, type: 'user', message: {role: 'user', content: text}, uuid, timestamp}` with
+ * the timestamp as an ISO-8601 string. The CLI records each prompt with it, so fh's own sessions
+ * list prompts the same way Claude Code sessions do.
+ */
+export function userMessageRecord(options: UserMessageRecordOptions): LogRecord {
+  return {
+    parentUuid: options.parentUuid,
+    isSidechain: false,
+    userType: 'external',
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    sessionId: options.sessionId,
+    type: 'user',
+    message: { role: 'user', content: options.text },
+    uuid: options.uuid,
+    timestamp: options.timestamp.toISOString(),
+  };
+}
+
+/** Record type of {@link FhSessionRecord}. */
+export const FH_SESSION_RECORD_TYPE = 'fh-session';
+
+/**
+ * `{"type":"fh-session", sessionId, projectRoot, createdAt, resumedFrom?, snapshotSequenceOffset?}`:
+ * fh's own record (Claude Code ignores unknown types) saying which project a session belongs to.
+ * `FileHistory.open` appends it when a session is first opened; a resume writes it first in the
+ * new session, with the session it came from.
+ */
+export interface FhSessionRecord {
+  type: typeof FH_SESSION_RECORD_TYPE;
+  sessionId: string;
+  /** Absolute project root the session's tracking paths are relative to. */
+  projectRoot: string;
+  /** When the session was created. */
+  createdAt: Date;
+  /** The session this one was resumed from. */
+  resumedFrom?: string;
+  /**
+   * Snapshots made before this log began and not carried into it (they were dropped by the cap);
+   * added to the count of snapshot records to give `snapshotSequence`, so it never goes down
+   * across a resume.
+   */
+  snapshotSequenceOffset?: number;
+}
+
+/** Build an {@link FhSessionRecord} as a log record (dates as ISO strings). */
+export function fhSessionRecord(options: Omit<FhSessionRecord, 'type'>): LogRecord {
+  return {
+    type: FH_SESSION_RECORD_TYPE,
+    sessionId: options.sessionId,
+    projectRoot: options.projectRoot,
+    createdAt: options.createdAt.toISOString(),
+    ...(options.resumedFrom === undefined ? {} : { resumedFrom: options.resumedFrom }),
+    ...(options.snapshotSequenceOffset === undefined ? {} : { snapshotSequenceOffset: options.snapshotSequenceOffset }),
+  };
+}
+
+/**
+ * Parse an `fh-session` record; `undefined` for other types. A malformed one (no sessionId or
+ * projectRoot) gives one warning and `undefined`. Never throws.
+ */
+export function parseFhSessionRecord(record: unknown, onWarning: RecordWarningHandler = () => {}): FhSessionRecord | undefined {
+  if (!isObject(record) || record.type !== FH_SESSION_RECORD_TYPE) return undefined;
+  const sessionId = nonEmptyString(record.sessionId);
+  const projectRoot = nonEmptyString(record.projectRoot);
+  if (sessionId === undefined || projectRoot === undefined) {
+    onWarning('fh-session record without a sessionId or projectRoot skipped');
+    return undefined;
+  }
+  const parsed: FhSessionRecord = { type: FH_SESSION_RECORD_TYPE, sessionId, projectRoot, createdAt: toDate(record.createdAt) ?? new Date(UNKNOWN_TIME) };
+  const resumedFrom = nonEmptyString(record.resumedFrom);
+  if (resumedFrom !== undefined) parsed.resumedFrom = resumedFrom;
+  const offset = record.snapshotSequenceOffset;
+  if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) parsed.snapshotSequenceOffset = offset;
+  return parsed;
 }

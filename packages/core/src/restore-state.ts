@@ -1,0 +1,145 @@
+/**
+ * Rebuild a {@link FileHistoryState} from session records (seed 000 §8:
+ * fileHistoryRestoreStateFromLog), for fh's own session logs and Claude Code transcripts alike.
+ */
+import { posix, win32 } from 'node:path';
+import {
+  FH_SESSION_RECORD_TYPE,
+  parseFhSessionRecord,
+  parseFileHistoryRecord,
+  type RecordWarningHandler,
+} from './records.js';
+import { InvalidArgumentError } from './errors.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+
+/** Options of {@link restoreStateFromLog}. */
+export interface RestoreStateOptions {
+  /** Absolute project root: absolute keys inside it become relative, keys outside it are dropped. */
+  projectRoot: string;
+  /** Receives one message per skipped record, dropped key or repaired entry. */
+  onWarning?: RecordWarningHandler;
+  /** Most snapshots kept (the oldest are dropped first). Default {@link MAX_SNAPSHOTS}. */
+  maxSnapshots?: number;
+}
+
+type PathApi = typeof posix;
+
+/** Windows roots (`C:\…`, `\\server\…`) use win32 path rules; everything else POSIX. */
+function pathApiFor(projectRoot: string): PathApi {
+  return /^[A-Za-z]:[\\/]/.test(projectRoot) || projectRoot.startsWith('\\\\') ? win32 : posix;
+}
+
+/**
+ * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
+ * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
+ */
+function toTrackingKey(key: string, root: string, path: PathApi): { key: string } | { reason: string } {
+  if (key.includes('\0')) return { reason: 'contains a NUL character' };
+  let relative: string;
+  if (path.isAbsolute(key)) {
+    relative = path.relative(root, path.normalize(key));
+    if (path.isAbsolute(relative)) return { reason: `is outside the project root ${root}` };
+  } else {
+    relative = path.normalize(key);
+  }
+  if (path === win32) relative = relative.replaceAll('\\', '/');
+  relative = relative.replace(/\/+$/, '');
+  if (relative === '' || relative === '.') return { reason: 'names the project root itself' };
+  if (relative === '..' || relative.startsWith('../')) return { reason: `is outside the project root ${root}` };
+  return { key: relative.startsWith('./') ? relative.slice(2) : relative };
+}
+
+function copyBackup(backup: FileHistoryBackup): FileHistoryBackup {
+  return { ...backup, backupTime: new Date(backup.backupTime.getTime()) };
+}
+
+/**
+ * Rebuild the file-history state of a session from its records, in append order (seed 000 §8).
+ *
+ * - Only `file-history-snapshot`, `file-history-delta` and `fh-session` records are read; every
+ *   other record (user/assistant messages, summaries, ...) is ignored. Malformed ones are skipped
+ *   with a warning (see {@link parseFileHistoryRecord}).
+ * - The last snapshot record per messageId wins (a mid-turn update replaces the turn's snapshot),
+ *   and the snapshot keeps the position of its messageId's first record, as Claude Code does.
+ * - A delta adds one file's backup to the snapshot of its `snapshotMessageId`; a delta for a
+ *   snapshot not seen yet is skipped with a warning.
+ * - Absolute keys inside `projectRoot` become relative tracking keys (`/` separators); keys outside
+ *   it (or climbing out with `..`) are dropped with a warning. If two keys of one snapshot map to
+ *   the same tracking key, the higher version wins.
+ * - At most `maxSnapshots` (100) are kept, the newest. `trackedFiles` holds every tracking key of
+ *   every snapshot read, including dropped ones. `snapshotSequence` is the number of non-update
+ *   snapshot records plus the `snapshotSequenceOffset` of the log's `fh-session` record, and at
+ *   least the number of distinct snapshots read.
+ *
+ * Throws `InvalidArgumentError` when `projectRoot` is not absolute. Never throws for bad records.
+ */
+export function restoreStateFromLog(records: Iterable<unknown>, options: RestoreStateOptions): FileHistoryState {
+  const path = pathApiFor(options.projectRoot);
+  if (!path.isAbsolute(options.projectRoot)) {
+    throw new InvalidArgumentError(`projectRoot must be an absolute path, got ${JSON.stringify(options.projectRoot)}`);
+  }
+  const root = path.resolve(options.projectRoot);
+  const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+  const warn = options.onWarning ?? (() => {});
+
+  const snapshots = new Map<string, FileHistorySnapshot>();
+  let snapshotRecordCount = 0;
+  let sequenceOffset = 0;
+
+  const migrate = (key: string, context: string): string | undefined => {
+    const result = toTrackingKey(key, root, path);
+    if ('reason' in result) {
+      warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
+      return undefined;
+    }
+    return result.key;
+  };
+
+  for (const record of records) {
+    if (typeof record === 'object' && record !== null && (record as { type?: unknown }).type === FH_SESSION_RECORD_TYPE) {
+      const session = parseFhSessionRecord(record, warn);
+      if (session?.snapshotSequenceOffset !== undefined) sequenceOffset = Math.max(sequenceOffset, session.snapshotSequenceOffset);
+      continue;
+    }
+    const parsed = parseFileHistoryRecord(record, warn);
+    if (parsed === undefined) continue;
+    if (parsed.type === 'file-history-snapshot') {
+      if (!parsed.isSnapshotUpdate) snapshotRecordCount += 1;
+      const context = `file-history-snapshot ${parsed.messageId}`;
+      const trackedFileBackups: Record<string, FileHistoryBackup> = {};
+      for (const [rawKey, backup] of Object.entries(parsed.snapshot.trackedFileBackups)) {
+        const key = migrate(rawKey, context);
+        if (key === undefined) continue;
+        const existing = trackedFileBackups[key];
+        if (existing !== undefined && existing.version >= backup.version) continue;
+        trackedFileBackups[key] = backup;
+      }
+      snapshots.set(parsed.messageId, { messageId: parsed.messageId, trackedFileBackups, timestamp: parsed.snapshot.timestamp });
+      continue;
+    }
+    const target = snapshots.get(parsed.snapshotMessageId);
+    if (target === undefined) {
+      warn(`file-history-delta for ${parsed.snapshotMessageId}: no snapshot with that messageId precedes it; skipped`);
+      continue;
+    }
+    const key = migrate(parsed.trackingPath, `file-history-delta for ${parsed.snapshotMessageId}`);
+    if (key === undefined) continue;
+    target.trackedFileBackups = { ...target.trackedFileBackups, [key]: parsed.backup };
+  }
+
+  const trackedFiles = new Set<string>();
+  for (const snapshot of snapshots.values()) {
+    for (const key of Object.keys(snapshot.trackedFileBackups)) trackedFiles.add(key);
+  }
+  const all = [...snapshots.values()];
+  const kept = all.slice(Math.max(0, all.length - maxSnapshots)).map((snapshot) => ({
+    messageId: snapshot.messageId,
+    timestamp: new Date(snapshot.timestamp.getTime()),
+    trackedFileBackups: Object.fromEntries(Object.entries(snapshot.trackedFileBackups).map(([key, backup]) => [key, copyBackup(backup)])),
+  }));
+  return {
+    snapshots: kept,
+    trackedFiles,
+    snapshotSequence: Math.max(all.length, sequenceOffset + snapshotRecordCount),
+  };
+}

@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { fhSessionRecord, snapshotRecord } from '../src/records.js';
+import { restoreStateFromLog } from '../src/restore-state.js';
+import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
+
+const ROOT = '/work/project';
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+
+function at(seconds: number): Date {
+  return new Date(T0.getTime() + seconds * 1000);
+}
+
+function backup(hash: string, version: number, seconds = version): FileHistoryBackup {
+  return { backupFileName: `${hash.padStart(16, '0')}@v${version}`, version, backupTime: at(seconds) };
+}
+
+function snapshot(messageId: string, seconds: number, backups: Record<string, FileHistoryBackup>): FileHistorySnapshot {
+  return { messageId, timestamp: at(seconds), trackedFileBackups: backups };
+}
+
+/** As a session log holds it: JSON, dates as ISO strings. */
+function json<T>(value: T): unknown {
+  return JSON.parse(JSON.stringify(value));
+}
+
+function restore(records: unknown[], projectRoot = ROOT) {
+  const warnings: string[] = [];
+  const state = restoreStateFromLog(records, { projectRoot, onWarning: (message) => warnings.push(message) });
+  return { state, warnings };
+}
+
+describe('restoreStateFromLog', () => {
+  it('rebuilds snapshots in order with Dates, trackedFiles and the sequence, ignoring unrelated records', () => {
+    const first = snapshot('u1', 1, { 'a.txt': backup('a', 1) });
+    const second = snapshot('u2', 2, { 'a.txt': backup('a', 2), 'b/c.txt': { backupFileName: null, version: 1, backupTime: at(2) } });
+    const { state, warnings } = restore([
+      { type: 'user', uuid: 'u1', message: { role: 'user', content: 'one' } },
+      json(snapshotRecord(first, false)),
+      { type: 'assistant', uuid: 'x1', message: { role: 'assistant', content: [] } },
+      { type: 'summary', summary: 'earlier', leafUuid: 'x1' },
+      { type: 'worktree-state', worktreeSession: null },
+      json(snapshotRecord(second, false)),
+    ]);
+    expect(state).toEqual({ snapshots: [first, second], trackedFiles: new Set(['a.txt', 'b/c.txt']), snapshotSequence: 2 });
+    expect(warnings).toEqual([]);
+  });
+
+  it('lets the last record per messageId win, at the position of its first record', () => {
+    const { state } = restore([
+      json(snapshotRecord(snapshot('u1', 1, {}), false)),
+      json(snapshotRecord(snapshot('u2', 2, {}), false)),
+      json(snapshotRecord(snapshot('u1', 1, { 'late.txt': backup('1a7e', 1, 3) }), true)),
+    ]);
+    expect(state.snapshots.map((entry) => entry.messageId)).toEqual(['u1', 'u2']);
+    expect(state.snapshots[0]?.trackedFileBackups).toEqual({ 'late.txt': backup('1a7e', 1, 3) });
+    expect(state.snapshotSequence).toBe(2);
+    expect(state.trackedFiles).toEqual(new Set(['late.txt']));
+  });
+
+  it('applies deltas and updates in order', () => {
+    const { state, warnings } = restore([
+      json(snapshotRecord(snapshot('u1', 1, { 'a.txt': backup('a', 1) }), false)),
+      json({ type: 'file-history-delta', messageId: 'x9', snapshotMessageId: 'u1', trackingPath: 'b.txt', backup: backup('b', 1, 5), timestamp: at(5) }),
+      json({ type: 'file-history-delta', messageId: 'x9', snapshotMessageId: 'u1', trackingPath: `${ROOT}/c.txt`, backup: backup('c', 1, 6), timestamp: at(6) }),
+      json(snapshotRecord(snapshot('u2', 7, { 'a.txt': backup('a', 1), 'b.txt': backup('b', 2, 7), 'c.txt': backup('c', 1, 6) }), false)),
+      json({ type: 'file-history-delta', messageId: 'x10', snapshotMessageId: 'u2', trackingPath: 'd.txt', backup: { backupFileName: null, version: 1, backupTime: at(8) }, timestamp: at(8) }),
+      json({ type: 'file-history-delta', messageId: 'x11', snapshotMessageId: 'nope', trackingPath: 'e.txt', backup: backup('e', 1, 9), timestamp: at(9) }),
+    ]);
+    expect(state.snapshots).toEqual([
+      snapshot('u1', 1, { 'a.txt': backup('a', 1), 'b.txt': backup('b', 1, 5), 'c.txt': backup('c', 1, 6) }),
+      snapshot('u2', 7, { 'a.txt': backup('a', 1), 'b.txt': backup('b', 2, 7), 'c.txt': backup('c', 1, 6), 'd.txt': { backupFileName: null, version: 1, backupTime: at(8) } }),
+    ]);
+    expect(state.trackedFiles).toEqual(new Set(['a.txt', 'b.txt', 'c.txt', 'd.txt']));
+    expect(warnings).toEqual(['file-history-delta for nope: no snapshot with that messageId precedes it; skipped']);
+  });
+
+  it('migrates absolute keys inside the root to relative keys and drops keys outside it with a warning', () => {
+    const { state, warnings } = restore([
+      json(
+        snapshotRecord(
+          snapshot('u1', 1, {
+            [`${ROOT}/src/a.ts`]: backup('a', 1),
+            './docs//b.md': backup('b', 1),
+            [`${ROOT}-other/c.ts`]: backup('c', 1),
+            '/etc/passwd': backup('d', 1),
+            '../sibling.txt': backup('e', 1),
+            'src/../../escape.txt': backup('f', 1),
+            [ROOT]: backup('9', 1),
+          }),
+          false,
+        ),
+      ),
+    ]);
+    expect(state.snapshots[0]?.trackedFileBackups).toEqual({ 'src/a.ts': backup('a', 1), 'docs/b.md': backup('b', 1) });
+    expect(state.trackedFiles).toEqual(new Set(['src/a.ts', 'docs/b.md']));
+    expect(warnings).toEqual([
+      `file-history-snapshot u1: path "${ROOT}-other/c.ts" is outside the project root ${ROOT}; dropped`,
+      'file-history-snapshot u1: path "/etc/passwd" is outside the project root /work/project; dropped',
+      'file-history-snapshot u1: path "../sibling.txt" is outside the project root /work/project; dropped',
+      'file-history-snapshot u1: path "src/../../escape.txt" is outside the project root /work/project; dropped',
+      'file-history-snapshot u1: path "/work/project" names the project root itself; dropped',
+    ]);
+  });
+
+  it('keeps the higher version when an absolute and a relative key name the same file', () => {
+    const { state } = restore([json(snapshotRecord(snapshot('u1', 1, { 'a.txt': backup('a', 2), [`${ROOT}/a.txt`]: backup('a', 1) }), false))]);
+    expect(state.snapshots[0]?.trackedFileBackups).toEqual({ 'a.txt': backup('a', 2) });
+  });
+
+  it('migrates Windows keys against a Windows root to / separated keys', () => {
+    const { state, warnings } = restore(
+      [json(snapshotRecord(snapshot('u1', 1, { 'C:\\proj\\src\\a.ts': backup('a', 1), 'docs\\b.md': backup('b', 1), 'D:\\x.ts': backup('c', 1) }), false))],
+      'C:\\proj',
+    );
+    expect(Object.keys(state.snapshots[0]?.trackedFileBackups ?? {})).toEqual(['src/a.ts', 'docs/b.md']);
+    expect(warnings).toEqual(['file-history-snapshot u1: path "D:\\\\x.ts" is outside the project root C:\\proj; dropped']);
+  });
+
+  it('keeps the newest 100 snapshots and counts every snapshot record in the sequence', () => {
+    const records = Array.from({ length: 130 }, (_, index) => json(snapshotRecord(snapshot(`u${index}`, index, { [`f${index}.txt`]: backup(`${index}`, 1, index) }), false)));
+    records.push(json(snapshotRecord(snapshot('u129', 129, { 'f129.txt': backup('129', 1, 129), 'g.txt': backup('9', 1, 200) }), true)));
+    const { state } = restore(records);
+    expect(state.snapshots).toHaveLength(100);
+    expect(state.snapshots[0]?.messageId).toBe('u30');
+    expect(state.snapshots[99]?.trackedFileBackups['g.txt']).toEqual(backup('9', 1, 200));
+    expect(state.snapshotSequence).toBe(130);
+    expect(state.trackedFiles.size).toBe(131);
+    expect(state.trackedFiles.has('f0.txt')).toBe(true);
+  });
+
+  it('adds the fh-session sequence offset of a resumed session', () => {
+    const { state } = restore([
+      fhSessionRecord({ sessionId: 's2', projectRoot: ROOT, createdAt: T0, resumedFrom: 's1', snapshotSequenceOffset: 40 }),
+      json(snapshotRecord(snapshot('u1', 1, {}), false)),
+      json(snapshotRecord(snapshot('u2', 2, {}), false)),
+    ]);
+    expect(state.snapshotSequence).toBe(42);
+  });
+
+  it('counts at least one per snapshot even when only updates were recorded', () => {
+    const { state } = restore([json(snapshotRecord(snapshot('u1', 1, {}), true)), json(snapshotRecord(snapshot('u2', 2, {}), true))]);
+    expect(state.snapshotSequence).toBe(2);
+  });
+
+  it('skips malformed records with warnings and never drops later valid ones', () => {
+    const good = snapshot('u2', 2, { 'a.txt': backup('a', 1) });
+    const { state, warnings } = restore([
+      { type: 'file-history-snapshot', messageId: 'u1', snapshot: 'garbage' },
+      42,
+      null,
+      json(snapshotRecord(good, false)),
+    ]);
+    expect(state.snapshots).toEqual([good]);
+    expect(warnings).toEqual(['file-history-snapshot record without a snapshot object skipped']);
+  });
+
+  it('returns copies that share nothing with the records given', () => {
+    const original = snapshot('u1', 1, { 'a.txt': backup('a', 1) });
+    const { state } = restore([snapshotRecord(original, false)]);
+    state.snapshots[0]!.trackedFileBackups['a.txt']!.backupTime.setTime(0);
+    expect(original.trackedFileBackups['a.txt']?.backupTime).toEqual(at(1));
+  });
+
+  it('rejects a relative project root', () => {
+    expect(() => restoreStateFromLog([], { projectRoot: 'project' })).toThrow('projectRoot must be an absolute path, got "project"');
+  });
+});
