@@ -173,7 +173,10 @@ export class MemfsBackupStore implements BackupStore {
     }
   }
 
-  /** Every session with backups or records, with bytes, backup count and latest change. */
+  /**
+   * Every session with backups or records: bytes, backup count and the latest mtime of its files
+   * (of its folder, for a session folder left empty).
+   */
   async listSessions(): Promise<SessionSummary[]> {
     const context = 'listSessions';
     const sessions = new Map<string, SessionSummary>();
@@ -191,8 +194,9 @@ export class MemfsBackupStore implements BackupStore {
     for (const sessionId of await this.readdirOrEmpty(posix.join(this.root, 'file-history'), context)) {
       const folder = this.sessionFolder(sessionId);
       const entry = summary(sessionId);
-      note(entry, Number((await this.fs.stat(folder)).mtimeMs));
-      for (const name of await this.readdirOrEmpty(folder, context)) {
+      const names = await this.readdirOrEmpty(folder, context);
+      if (names.length === 0) note(entry, Number((await this.fs.stat(folder)).mtimeMs));
+      for (const name of names) {
         const stats = await this.fs.stat(posix.join(folder, name));
         entry.bytes += Number(stats.size);
         if (!name.startsWith(TEMP_PREFIX)) entry.backups += 1;
@@ -257,7 +261,7 @@ export class MemfsBackupStore implements BackupStore {
   /** True when the absolute path is the store's folder or inside it. */
   containsPath(absolutePath: string): boolean {
     const relative = posix.relative(this.root, posix.resolve(absolutePath));
-    return relative === '' || (!relative.startsWith('..') && !posix.isAbsolute(relative));
+    return relative === '' || (relative !== '..' && !relative.startsWith('../') && !posix.isAbsolute(relative));
   }
 
   private sessionFolder(sessionId: string): string {

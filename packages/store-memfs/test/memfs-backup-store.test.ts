@@ -14,7 +14,6 @@ import { describe, expect, it } from 'vitest';
 import { MemfsBackupStore } from '../src/index.js';
 import { translateError } from '../src/translate-error.js';
 
-const bytes = (text: string) => new Uint8Array(Buffer.from(text));
 
 function storeWith(files: Record<string, string> = {}) {
   const volume = Volume.fromJSON(files);

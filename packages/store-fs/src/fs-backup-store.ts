@@ -1,0 +1,429 @@
+/**
+ * FsBackupStore: a BackupStore on the local disk; the workspace is the real file system.
+ *
+ * Layout under `root` (for example `~/.fh`):
+ *   {root}/file-history/{sessionId}/{backupFileName}   one immutable file per backup (seed 000 §6);
+ *                                                      the name is `{sha256(absolute path)[:16]}@v{version}`
+ *   {root}/file-history/{sessionId}/.fh-tmp-*          a backup being written, linked into place when complete
+ *   {root}/sessions/{sessionId}.jsonl                  the session's records, one JSON per line, fsynced
+ *   {root}/locks/{sessionId}.lock/                     proper-lockfile lock folder while a session is open
+ *
+ * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) into a
+ * temp name, chmod'ed to the source's permission bits, then hard-linked to its final name, which
+ * fails if the name exists: an existing backup is never opened for writing again. Backup bytes are
+ * not fsynced (the rewind checks each backup's size before touching anything).
+ */
+import {
+  ConflictError,
+  CorruptError,
+  FhError,
+  InvalidArgumentError,
+  LockedError,
+  NotFoundError,
+  errnoCode,
+  type BackupInfo,
+  type BackupStore,
+  type SessionLock,
+  type SessionLog,
+  type SessionSummary,
+  type StoreCapabilities,
+  type WorkspaceFs,
+} from '@fh/core';
+import { randomBytes } from 'node:crypto';
+import { constants, realpathSync } from 'node:fs';
+import * as nodeFsPromises from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import lockfile from 'proper-lockfile';
+import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
+import { FsSessionLog } from './fs-session-log.js';
+import { TEMP_PREFIX, validateName } from './names.js';
+import { translateError } from './translate-error.js';
+
+/** Errors of `link` after which carryBackup copies instead (no hard link across or on this file system). */
+const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
+
+/** Errors of `link` meaning the file system has no hard links; putBackup then renames into place. */
+const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP']);
+
+/** A BackupStore on the local disk, laid out as described at the top of this file. */
+export class FsBackupStore implements BackupStore {
+  readonly kind = 'fs';
+  readonly capabilities: StoreCapabilities = { hardLinks: true, serverSideCopy: false, locking: true, sha256: false };
+  /** The real file system (or the injected `fileSystem`). */
+  readonly workspaceFs: WorkspaceFs;
+  /** Absolute store folder. */
+  readonly root: string;
+  private readonly canonicalRoot: string;
+  private readonly fs: FsBackupStoreFileSystem;
+  private readonly lockStaleMs: number;
+
+  /** Throws `InvalidArgumentError` when `root` is missing or empty. */
+  constructor(options: FsBackupStoreOptions) {
+    if (typeof options?.root !== 'string' || options.root === '') {
+      throw new InvalidArgumentError(`root must be the store folder path: ${JSON.stringify(options?.root)}`);
+    }
+    this.root = resolve(options.root);
+    this.canonicalRoot = canonicalPath(this.root);
+    this.fs = options.fileSystem ?? nodeFsPromises;
+    this.workspaceFs = this.fs as unknown as WorkspaceFs;
+    this.lockStaleMs = options.lockStaleMs ?? 10_000;
+  }
+
+  /**
+   * Copy `sourcePath` into a new backup: copyFile (FICLONE hint) to a temp name, chmod to the
+   * source's permission bits, hard-link to the final name (fails if it exists), remove the temp.
+   * ConflictError if the backup exists, NotFoundError for a missing source, InvalidArgumentError
+   * for a source that is not a regular file. On failure nothing is left behind.
+   */
+  async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
+    const finalPath = this.backupPath(sessionId, backupFileName);
+    const context = `putBackup "${backupFileName}" of session "${sessionId}"`;
+    let stats;
+    try {
+      stats = await this.fs.stat(sourcePath);
+    } catch (error) {
+      throw translateError(error, `${context}: source "${sourcePath}"`);
+    }
+    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: source "${sourcePath}" is not a regular file`);
+    const mode = stats.mode & 0o7777;
+    if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`);
+    await this.mkdir(dirname(finalPath), context);
+    const size = await this.copyIntoPlace(sourcePath, finalPath, mode, context);
+    return { size, mode };
+  }
+
+  /** Size and permission bits of a backup, or null when it does not exist. */
+  async statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null> {
+    const path = this.backupPath(sessionId, backupFileName);
+    try {
+      const stats = await this.fs.stat(path);
+      return { size: stats.size, mode: stats.mode & 0o7777 };
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw translateError(error, `statBackup "${backupFileName}" of session "${sessionId}"`);
+    }
+  }
+
+  /**
+   * copyFile(backup, destination, EXCL | FICLONE), then check the copy has the backup's size.
+   * NotFoundError for a missing backup, ConflictError for an existing destination (left as it
+   * is), CorruptError for a short copy; on failure a destination this call created is removed.
+   */
+  async restoreBackup(sessionId: string, backupFileName: string, destinationPath: string): Promise<void> {
+    const path = this.backupPath(sessionId, backupFileName);
+    const context = `restoreBackup "${backupFileName}" of session "${sessionId}" to "${destinationPath}"`;
+    const info = await this.statBackup(sessionId, backupFileName);
+    if (info === null) throw new NotFoundError(`${context}: backup does not exist`);
+    if (await this.exists(destinationPath, context)) throw new ConflictError(`${context}: destination already exists`);
+    try {
+      await this.fs.copyFile(path, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      const written = (await this.fs.stat(destinationPath)).size;
+      if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
+      throw translateError(error, context);
+    }
+  }
+
+  /**
+   * Stream a backup's bytes. Opens the file at once, so a missing backup throws NotFoundError
+   * here; iterate to the end (or break) to close it.
+   */
+  async openBackup(sessionId: string, backupFileName: string): Promise<AsyncIterable<Uint8Array>> {
+    const path = this.backupPath(sessionId, backupFileName);
+    const context = `openBackup "${backupFileName}" of session "${sessionId}"`;
+    let handle: nodeFsPromises.FileHandle;
+    try {
+      handle = await this.fs.open(path, 'r');
+    } catch (error) {
+      throw translateError(error, context);
+    }
+    const stream = handle.createReadStream();
+    return (async function* readChunks() {
+      try {
+        for await (const chunk of stream) yield chunk as Uint8Array;
+      } catch (error) {
+        throw translateError(error, context);
+      } finally {
+        stream.destroy();
+      }
+    })();
+  }
+
+  /** Delete one backup; a missing one is not an error. */
+  async deleteBackup(sessionId: string, backupFileName: string): Promise<void> {
+    try {
+      await this.fs.unlink(this.backupPath(sessionId, backupFileName));
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw translateError(error, `deleteBackup "${backupFileName}" of session "${sessionId}"`);
+    }
+  }
+
+  /** Names of the session's backups (temp files excluded); [] for an unknown session. */
+  async listBackups(sessionId: string): Promise<string[]> {
+    validateName('sessionId', sessionId);
+    const names = await this.readdirOrEmpty(this.sessionFolder(sessionId), `listBackups of session "${sessionId}"`);
+    return names.filter((name) => !name.startsWith(TEMP_PREFIX));
+  }
+
+  /**
+   * Hard-link a backup into another session's folder; on EXDEV, EPERM, EMLINK or ENOTSUP copy it
+   * instead (temp + link, like putBackup). Returns 'exists' when the target is already there,
+   * throws NotFoundError when the source backup is missing.
+   */
+  async carryBackup(fromSessionId: string, toSessionId: string, backupFileName: string): Promise<'linked' | 'copied' | 'exists'> {
+    const from = this.backupPath(fromSessionId, backupFileName);
+    const to = this.backupPath(toSessionId, backupFileName);
+    const context = `carryBackup "${backupFileName}" from session "${fromSessionId}" to "${toSessionId}"`;
+    await this.mkdir(dirname(to), context);
+    try {
+      await this.fs.link(from, to);
+      return 'linked';
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'EEXIST') return 'exists';
+      if (code === 'ENOENT') throw new NotFoundError(`${context}: source backup does not exist`, { cause: error });
+      if (code === undefined || !LINK_FALLBACK_CODES.has(code)) throw translateError(error, context);
+    }
+    let mode: number;
+    try {
+      mode = (await this.fs.stat(from)).mode & 0o7777;
+    } catch (error) {
+      throw translateError(error, `${context}: source backup`);
+    }
+    try {
+      await this.copyIntoPlace(from, to, mode, context);
+      return 'copied';
+    } catch (error) {
+      if (FhError.hasCode(error, 'FH_CONFLICT')) return 'exists';
+      throw error;
+    }
+  }
+
+  /**
+   * Every session with backups or records: bytes, backup count and the latest mtime of its files
+   * (of its folder, for a session folder left empty).
+   */
+  async listSessions(): Promise<SessionSummary[]> {
+    const context = 'listSessions';
+    const sessions = new Map<string, SessionSummary>();
+    const add = (sessionId: string, bytes: number, backups: number, mtimeMs: number) => {
+      const entry = sessions.get(sessionId) ?? { sessionId, lastModified: new Date(0), bytes: 0, backups: 0 };
+      entry.bytes += bytes;
+      entry.backups += backups;
+      if (mtimeMs > entry.lastModified.getTime()) entry.lastModified = new Date(mtimeMs);
+      sessions.set(sessionId, entry);
+    };
+    try {
+      for (const sessionId of await this.readdirOrEmpty(join(this.root, 'file-history'), context)) {
+        const folder = this.sessionFolder(sessionId);
+        const folderStats = await this.fs.stat(folder);
+        if (!folderStats.isDirectory()) continue;
+        const names = await this.readdirOrEmpty(folder, context);
+        const stats = await Promise.all(names.map((name) => this.statOrNull(join(folder, name))));
+        add(sessionId, 0, 0, names.length === 0 ? folderStats.mtimeMs : 0);
+        names.forEach((name, index) => {
+          const fileStats = stats[index];
+          if (fileStats) add(sessionId, fileStats.size, name.startsWith(TEMP_PREFIX) ? 0 : 1, fileStats.mtimeMs);
+        });
+      }
+      for (const name of await this.readdirOrEmpty(join(this.root, 'sessions'), context)) {
+        if (!name.endsWith('.jsonl')) continue;
+        const fileStats = await this.statOrNull(join(this.root, 'sessions', name));
+        if (fileStats) add(name.slice(0, -'.jsonl'.length), fileStats.size, 0, fileStats.mtimeMs);
+      }
+    } catch (error) {
+      throw translateError(error, context);
+    }
+    return [...sessions.values()];
+  }
+
+  /** Remove a session's backups, records and lock folder; a missing session is not an error. */
+  async deleteSession(sessionId: string): Promise<void> {
+    validateName('sessionId', sessionId);
+    try {
+      await this.fs.rm(this.sessionFolder(sessionId), { recursive: true, force: true });
+      await this.fs.rm(this.logPath(sessionId), { force: true });
+      await this.fs.rm(this.lockPath(sessionId), { recursive: true, force: true });
+    } catch (error) {
+      throw translateError(error, `deleteSession "${sessionId}"`);
+    }
+  }
+
+  /** The session's JSONL record log. No I/O until used. */
+  sessionLog(sessionId: string): SessionLog {
+    validateName('sessionId', sessionId);
+    return new FsSessionLog(this.fs, this.logPath(sessionId));
+  }
+
+  /**
+   * Take the session's lock (proper-lockfile: the folder `{root}/locks/{sessionId}.lock`, refreshed
+   * while held, stale after `lockStaleMs` without refresh). Throws LockedError naming the session if
+   * another process or handle holds it. If the lock is lost while held (its folder removed, the
+   * refresh failing), a `FhLockCompromised` process warning is emitted.
+   */
+  async lockSession(sessionId: string): Promise<SessionLock> {
+    validateName('sessionId', sessionId);
+    const lockPath = this.lockPath(sessionId);
+    await this.mkdir(dirname(lockPath), `lockSession "${sessionId}"`);
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.lockTarget(sessionId), {
+        realpath: false,
+        lockfilePath: lockPath,
+        stale: this.lockStaleMs,
+        onCompromised: (error) =>
+          process.emitWarning(`session "${sessionId}" lost its lock ${lockPath}: ${error.message}`, 'FhLockCompromised'),
+      });
+    } catch (error) {
+      if (errnoCode(error) === 'ELOCKED') {
+        throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath})`, {
+          cause: error,
+        });
+      }
+      throw translateError(error, `lockSession "${sessionId}"`);
+    }
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        try {
+          await release();
+        } catch (error) {
+          if (errnoCode(error) !== 'ERELEASED') throw translateError(error, `release lock of session "${sessionId}"`);
+        }
+      },
+    };
+  }
+
+  /** Whether a live (not stale) lock on the session is held by anyone, this process included. */
+  async isSessionLocked(sessionId: string): Promise<boolean> {
+    validateName('sessionId', sessionId);
+    try {
+      return await lockfile.check(this.lockTarget(sessionId), {
+        realpath: false,
+        lockfilePath: this.lockPath(sessionId),
+        stale: this.lockStaleMs,
+      });
+    } catch (error) {
+      throw translateError(error, `isSessionLocked "${sessionId}"`);
+    }
+  }
+
+  /** True when the absolute path is the store folder or inside it (also through its real path). */
+  containsPath(absolutePath: string): boolean {
+    const path = resolve(absolutePath);
+    return isInside(this.root, path) || isInside(this.canonicalRoot, path);
+  }
+
+  private sessionFolder(sessionId: string): string {
+    return join(this.root, 'file-history', sessionId);
+  }
+
+  private backupPath(sessionId: string, backupFileName: string): string {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    return join(this.sessionFolder(sessionId), backupFileName);
+  }
+
+  private logPath(sessionId: string): string {
+    return join(this.root, 'sessions', `${sessionId}.jsonl`);
+  }
+
+  /** The (never created) file proper-lockfile locks; its lock folder is {@link lockPath}. */
+  private lockTarget(sessionId: string): string {
+    return join(this.root, 'locks', sessionId);
+  }
+
+  private lockPath(sessionId: string): string {
+    return `${this.lockTarget(sessionId)}.lock`;
+  }
+
+  /**
+   * Copy `sourcePath` to a temp file next to `finalPath` (FICLONE hint), chmod it, and hard-link it
+   * to `finalPath` (EEXIST → ConflictError, nothing overwritten). Where the file system has no hard
+   * links (EPERM, ENOTSUP) the temp is renamed into place after checking the name is free.
+   * The temp file is always removed. Returns the size of the backup in bytes.
+   */
+  private async copyIntoPlace(sourcePath: string, finalPath: string, mode: number, context: string): Promise<number> {
+    const tempPath = join(dirname(finalPath), `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    try {
+      await this.fs.copyFile(sourcePath, tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await this.fs.chmod(tempPath, mode);
+      const { size } = await this.fs.stat(tempPath);
+      try {
+        await this.fs.link(tempPath, finalPath);
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === undefined || !NO_HARD_LINK_CODES.has(code)) throw error;
+        if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`, { cause: error });
+        await this.fs.rename(tempPath, finalPath);
+      }
+      return size;
+    } catch (error) {
+      if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
+      throw translateError(error, context);
+    } finally {
+      await this.fs.rm(tempPath, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private async exists(path: string, context: string): Promise<boolean> {
+    try {
+      await this.fs.lstat(path);
+      return true;
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return false;
+      throw translateError(error, context);
+    }
+  }
+
+  private async statOrNull(path: string) {
+    try {
+      return await this.fs.stat(path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  private async mkdir(path: string, context: string): Promise<void> {
+    try {
+      await this.fs.mkdir(path, { recursive: true });
+    } catch (error) {
+      throw translateError(error, context);
+    }
+  }
+
+  private async readdirOrEmpty(path: string, context: string): Promise<string[]> {
+    try {
+      return await this.fs.readdir(path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return [];
+      throw translateError(error, context);
+    }
+  }
+}
+
+/** True when `path` is `folder` or inside it (both absolute, normalised). */
+function isInside(folder: string, path: string): boolean {
+  const rest = relative(folder, path);
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/**
+ * The real path of `path`: its nearest existing ancestor resolved through symlinks, with the
+ * not-yet-existing rest appended (so a store folder created later is still recognised).
+ */
+function canonicalPath(path: string): string {
+  const missing: string[] = [];
+  for (let current = path; ; current = dirname(current)) {
+    try {
+      return join(realpathSync(current), ...missing);
+    } catch {
+      if (dirname(current) === current) return path;
+      missing.unshift(basename(current));
+    }
+  }
+}

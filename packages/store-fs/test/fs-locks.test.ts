@@ -1,0 +1,91 @@
+import { LockedError } from '@fh/core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FsBackupStore } from '../src/index.js';
+import { temporaryFolder } from './helpers.js';
+
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** Start a node process that takes the session lock; resolves once it holds it. */
+async function holdLockInChild(root: string, sessionId: string, staleMs: number): Promise<ChildProcess> {
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  const script = fileURLToPath(new URL('./fixtures/hold-session-lock.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', tsx, script, root, sessionId, String(staleMs)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  let errors = '';
+  child.stderr!.on('data', (data: Buffer) => (errors += data.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (data: Buffer) => {
+      output += data.toString();
+      if (output.includes('locked\n')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`lock holder exited with ${code}: ${errors}`)));
+  });
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+describe('session locks', () => {
+  it('a second lock in the same process throws LockedError naming the session, until released', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root });
+    const other = new FsBackupStore({ root });
+    expect(await store.isSessionLocked('s1')).toBe(false);
+    const lock = await store.lockSession('s1');
+    expect((await stat(join(root, 'locks', 's1.lock'))).isDirectory()).toBe(true);
+    expect(await other.isSessionLocked('s1')).toBe(true);
+    expect(await other.isSessionLocked('s2')).toBe(false);
+    const error = await other.lockSession('s1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LockedError);
+    expect((error as Error).message).toBe(
+      `session "s1" is locked: another process or handle has it open (${join(root, 'locks', 's1.lock')})`,
+    );
+    await lock.release();
+    await lock.release();
+    expect(await store.isSessionLocked('s1')).toBe(false);
+    await (await other.lockSession('s1')).release();
+  });
+
+  it('a lock held by another process refuses this one until that process releases it', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root });
+    const child = await holdLockInChild(root, 'shared', 10_000);
+    expect(await store.isSessionLocked('shared')).toBe(true);
+    await expect(store.lockSession('shared')).rejects.toThrow('session "shared" is locked');
+    child.stdin!.end();
+    await exited(child);
+    expect(child.exitCode).toBe(0);
+    expect(await store.isSessionLocked('shared')).toBe(false);
+    await (await store.lockSession('shared')).release();
+  });
+
+  it('a lock left by a killed process becomes stale after lockStaleMs and can be taken', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root, lockStaleMs: 2000 });
+    const child = await holdLockInChild(root, 'crashed', 2000);
+    child.kill('SIGKILL');
+    await exited(child);
+    await expect(store.lockSession('crashed')).rejects.toThrow(LockedError);
+    await sleep(2500);
+    expect(await store.isSessionLocked('crashed')).toBe(false);
+    await (await store.lockSession('crashed')).release();
+  });
+});

@@ -1,0 +1,107 @@
+import { PermissionError } from '@fh/core';
+import { open, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FsBackupStore } from '../src/index.js';
+import { errnoError, faultyFileSystem, temporaryFolder } from './helpers.js';
+
+describe('FsSessionLog', () => {
+  it('reads a missing log as empty', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    expect(await new FsBackupStore({ root }).sessionLog('s1').read()).toEqual({ records: [], skipped: [] });
+  });
+
+  it('appends JSONL lines to sessions/{id}.jsonl, creating folders, and reads them back in order', async () => {
+    const root = join(await temporaryFolder(), 'deep', 'store');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    await log.append([{ type: 'a', n: 1 }, { type: 'b', at: new Date('2026-01-02T03:04:05.000Z') }]);
+    await log.append([]);
+    await log.append([{ type: 'c', text: 'ünïcødé\nline' }]);
+    expect(await readFile(join(root, 'sessions', 's1.jsonl'), 'utf8')).toBe(
+      '{"type":"a","n":1}\n{"type":"b","at":"2026-01-02T03:04:05.000Z"}\n{"type":"c","text":"ünïcødé\\nline"}\n',
+    );
+    expect(await log.read()).toEqual({
+      records: [{ type: 'a', n: 1 }, { type: 'b', at: '2026-01-02T03:04:05.000Z' }, { type: 'c', text: 'ünïcødé\nline' }],
+      skipped: [],
+    });
+  });
+
+  it('skips a torn last line and corrupt lines with their line numbers, never hiding later records', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    await mkdir(join(root, 'sessions'), { recursive: true });
+    await writeFile(
+      join(root, 'sessions', 's1.jsonl'),
+      '{"type":"a"}\n{"type":\n"just a string"\n{"type":"b"}\n\n{"type":7}\n{"type":"c"}\n{"type":"d","snap',
+    );
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    expect(await log.read()).toEqual({
+      records: [{ type: 'a' }, { type: 'b' }, { type: 'c' }],
+      skipped: [
+        { line: 2, reason: 'invalid JSON' },
+        { line: 3, reason: 'not an object with a type' },
+        { line: 6, reason: 'not an object with a type' },
+        { line: 8, reason: 'torn last line' },
+      ],
+    });
+  });
+
+  it('starts an append after a torn last line on a new line, so the new record survives', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    await mkdir(join(root, 'sessions'), { recursive: true });
+    await writeFile(join(root, 'sessions', 's1.jsonl'), '{"type":"a"}\n{"type":"b","cu');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    await log.append([{ type: 'c' }]);
+    expect(await readFile(join(root, 'sessions', 's1.jsonl'), 'utf8')).toBe('{"type":"a"}\n{"type":"b","cu\n{"type":"c"}\n');
+    expect(await log.read()).toEqual({ records: [{ type: 'a' }, { type: 'c' }], skipped: [{ line: 2, reason: 'invalid JSON' }] });
+  });
+
+  it('fsyncs the file before append returns, and the folder when the file is new', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const synced: string[] = [];
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        open: (async (path: string, flags?: string) => {
+          const handle = await open(path, flags);
+          const sync = handle.sync.bind(handle);
+          handle.sync = async () => {
+            await sync();
+            synced.push(`${String(path).slice(root.length)} ${flags}`);
+          };
+          return handle;
+        }) as never,
+      }),
+    });
+    const log = store.sessionLog('s1');
+    await log.append([{ type: 'a' }]);
+    expect(synced).toEqual(['/sessions/s1.jsonl a+', '/sessions r']);
+    await log.append([{ type: 'b' }]);
+    expect(synced).toEqual(['/sessions/s1.jsonl a+', '/sessions r', '/sessions/s1.jsonl a+']);
+  });
+
+  it('keeps concurrent appends whole, each record on its own line', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    await Promise.all(Array.from({ length: 50 }, (_, index) => log.append([{ type: 'n', index, pad: 'x'.repeat(index * 100) }])));
+    const { records, skipped } = await log.read();
+    expect(skipped).toEqual([]);
+    expect(records.map((record) => record.index).sort((left, right) => Number(left) - Number(right))).toEqual(
+      Array.from({ length: 50 }, (_, index) => index),
+    );
+  });
+
+  it('translates a refused append into PermissionError naming the log', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        open: (async (path: string) => {
+          throw errnoError('EACCES', 'open', path);
+        }) as never,
+      }),
+    });
+    const error = await store.sessionLog('s1').append([{ type: 'a' }]).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PermissionError);
+    expect((error as Error).message).toBe(`append to session log "${join(root, 'sessions', 's1.jsonl')}": EACCES (permission denied)`);
+  });
+});
