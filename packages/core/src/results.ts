@@ -28,6 +28,13 @@ export interface DiffStats {
   deletions: number;
   /** One entry per changed file, sorted by path. */
   files: FileDiffStat[];
+  /** fh: tracked files a rewind would leave alone on purpose, with why (as in {@link RewindResult}). */
+  skipped?: Array<{ path: string; reason: string }>;
+  /**
+   * fh: tracked files a rewind could not put back: their backup at the snapshot failed, or the
+   * backup is missing from the store (then `rewind` refuses with `BackupMissingError`).
+   */
+  failed?: Array<{ path: string; reason: string }>;
 }
 
 /** Outcome of a rewind, file by file. */

@@ -1,0 +1,67 @@
+/**
+ * Making one backup (seed 000 §5, seed 004 §5): copy a workspace file into the store under
+ * `{sha256(path)[:16]}@v{version}` and describe it as a {@link FileHistoryBackup}.
+ *
+ * Two calls that want the same backup object at once (two `trackEdit`s of one file racing, seed
+ * 000 §5) share one `putBackup`, so there is exactly one object and no orphan. A name already
+ * taken in the store by an object no state refers to (left by a crash between the copy and the
+ * log append) is skipped by moving to the next version.
+ */
+import { FhError } from './errors.js';
+import type { FileHistoryContext } from './file-history-context.js';
+import { backupFileName } from './paths.js';
+import type { BackupInfo, BackupStore } from './store.js';
+import type { FileHistoryBackup } from './types.js';
+
+/** Versions tried past a taken name before giving up with the store's `ConflictError`. */
+const MAX_TAKEN_NAMES_SKIPPED = 16;
+
+interface InFlightPut {
+  /** When the first caller started the copy: the earliest moment its bytes may come from. */
+  startedAt: Date;
+  result: Promise<BackupInfo>;
+}
+
+/** Copies running now, per store, keyed `{sessionId}\0{backupFileName}`. */
+const inFlightPuts = new WeakMap<BackupStore, Map<string, InFlightPut>>();
+
+/**
+ * Back up the workspace file at `absolutePath` as version `version` (or the next free version).
+ * Returns the entry: with `backupFileName`, `size` and `mode` when the file exists, with
+ * `backupFileName: null` when it does not. `backupTime` is taken before the copy starts, so a
+ * write racing the copy is never mistaken for an older one (see change detection).
+ * Throws what `putBackup` throws otherwise (`InvalidArgumentError` for a directory, permission
+ * and availability errors).
+ */
+export async function createBackup(context: FileHistoryContext, absolutePath: string, version: number): Promise<FileHistoryBackup> {
+  for (let skipped = 0; ; skipped += 1) {
+    const name = backupFileName(absolutePath, version + skipped);
+    const put = sharedPut(context, name, absolutePath);
+    try {
+      const info = await put.result;
+      return { backupFileName: name, version: version + skipped, backupTime: put.startedAt, size: info.size, mode: info.mode };
+    } catch (error) {
+      if (FhError.hasCode(error, 'FH_NOT_FOUND')) {
+        return { backupFileName: null, version: version + skipped, backupTime: put.startedAt };
+      }
+      if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= MAX_TAKEN_NAMES_SKIPPED) throw error;
+    }
+  }
+}
+
+function sharedPut(context: FileHistoryContext, name: string, absolutePath: string): InFlightPut {
+  let puts = inFlightPuts.get(context.store);
+  if (puts === undefined) {
+    puts = new Map();
+    inFlightPuts.set(context.store, puts);
+  }
+  const key = `${context.sessionId}\0${name}`;
+  const running = puts.get(key);
+  if (running !== undefined) return running;
+  const startedAt = new Date();
+  const table = puts;
+  const result = context.store.putBackup(context.sessionId, name, absolutePath).finally(() => table.delete(key));
+  const put = { startedAt, result };
+  table.set(key, put);
+  return put;
+}

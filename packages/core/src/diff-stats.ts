@@ -1,0 +1,128 @@
+/**
+ * The dry run of a rewind (seed 000 §7, issue 2 rule 6): which files a rewind to a snapshot would
+ * change and by how many lines (`fileHistoryGetDiffStats`), or just whether it would change any
+ * (`fileHistoryHasAnyChanges`). Nothing is written.
+ *
+ * Lines are counted with jsdiff's `diffLines` from the file as it is now to the file as it was at
+ * the snapshot, so `insertions` are lines the rewind adds back. Bytes are decoded as UTF-8 only to
+ * count lines; whether a file changed is always decided on bytes. A file with a NUL byte in its
+ * first 8 KiB (either side) is `binary`, and a file larger than the size cap is `tooLarge`: both
+ * count as changed with no line counts.
+ */
+import { diffLines } from 'diff';
+import { readBackupBytes } from './backup-content.js';
+import { FhError } from './errors.js';
+import type { FileHistoryContext } from './file-history-context.js';
+import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
+import type { DiffStats, FileDiffStat } from './results.js';
+import type { FileHistoryState } from './types.js';
+
+/** Bytes scanned for a NUL byte to call a file binary. */
+const BINARY_SNIFF_BYTES = 8 * 1024;
+
+/** Options of {@link fileHistoryGetDiffStats}. */
+export interface DiffStatsOptions {
+  /** Only these tracked files (absolute, or relative to the project root). Default: all. */
+  paths?: readonly string[];
+}
+
+/**
+ * What a rewind to `messageId` would change (seed: `fileHistoryGetDiffStats`). Throws
+ * `NotFoundError` when no snapshot has `messageId` and `InvalidArgumentError` for an untracked
+ * path in `options.paths`. Files whose backup is missing are listed in `failed`, not thrown.
+ */
+export async function fileHistoryGetDiffStats(
+  state: FileHistoryState,
+  messageId: string,
+  context: FileHistoryContext,
+  options: DiffStatsOptions = {},
+): Promise<DiffStats> {
+  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths));
+  const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [] };
+  const counted = await Promise.all(
+    plans.map((plan) =>
+      plan?.kind === 'restore' || plan?.kind === 'delete'
+        ? context.limit(() => countPlan(context, plan).catch((error: unknown) => (error instanceof Error ? error.message : String(error))))
+        : undefined,
+    ),
+  );
+  plans.forEach((plan, index) => {
+    if (plan === undefined) return;
+    if (plan.kind === 'skip') stats.skipped?.push({ path: plan.path, reason: plan.reason });
+    else if (plan.kind === 'fail') stats.failed?.push({ path: plan.path, reason: plan.error.message });
+    else if (plan.kind === 'missing') stats.failed?.push({ path: plan.path, reason: `backup ${plan.backupFileName} missing: ${plan.reason}` });
+    const file = counted[index];
+    if (file === undefined) return;
+    if (typeof file === 'string') {
+      stats.failed?.push({ path: plan.path, reason: file });
+      return;
+    }
+    stats.files.push(file);
+    stats.filesChanged.push(file.path);
+    stats.insertions += file.insertions;
+    stats.deletions += file.deletions;
+  });
+  return stats;
+}
+
+/**
+ * True when a rewind to `messageId` would change at least one file (seed:
+ * `fileHistoryHasAnyChanges`). Stops at the first difference and counts no lines. A missing
+ * backup counts as a change (the rewind would not be a no-op: it would refuse). Throws
+ * `NotFoundError` when no snapshot has `messageId`.
+ */
+export async function fileHistoryHasAnyChanges(state: FileHistoryState, messageId: string, context: FileHistoryContext): Promise<boolean> {
+  const isChange = (plan: FilePlan) => plan.kind === 'restore' || plan.kind === 'delete' || plan.kind === 'missing';
+  const plans = await planRewind(context, rewindTargets(state, messageId, context), isChange);
+  return plans.some((plan) => plan !== undefined && isChange(plan));
+}
+
+/** Line counts for one file a rewind would write; a string says why it cannot be counted. */
+async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<FileDiffStat | string> {
+  const cap = context.diffSizeCapBytes;
+  const stat: FileDiffStat = {
+    path: plan.path,
+    status: plan.kind === 'delete' ? 'created' : plan.current === 'missing' ? 'deleted' : 'modified',
+    insertions: 0,
+    deletions: 0,
+    binary: false,
+  };
+  let currentBytes: Uint8Array | null = null;
+  let backupBytes: Uint8Array | null = null;
+
+  if (plan.kind === 'restore') {
+    let size = plan.backup.size ?? plan.info?.size;
+    if (size === undefined) {
+      const info = await context.store.statBackup(context.sessionId, plan.backup.backupFileName);
+      if (info === null) return `backup ${plan.backup.backupFileName} missing: the backup does not exist in the store`;
+      size = info.size;
+    }
+    const currentSize = plan.currentStats?.size;
+    if (size > cap || (currentSize !== undefined && Number(currentSize) > cap)) return { ...stat, tooLarge: true };
+    try {
+      backupBytes = await readBackupBytes(context, plan.backup.backupFileName);
+    } catch (error) {
+      if (FhError.hasCode(error, 'FH_NOT_FOUND')) return `backup ${plan.backup.backupFileName} missing: the backup does not exist in the store`;
+      throw error;
+    }
+    if (plan.currentStats !== undefined) currentBytes = await context.fs.readFile(plan.absolutePath);
+  } else {
+    if (plan.current === 'symlink') return stat;
+    if (Number(plan.currentStats.size) > cap) return { ...stat, tooLarge: true };
+    currentBytes = await context.fs.readFile(plan.absolutePath);
+  }
+
+  if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) return { ...stat, modeOnly: true };
+  if (hasNulByte(currentBytes) || hasNulByte(backupBytes)) return { ...stat, binary: true };
+  const decoder = new TextDecoder('utf-8');
+  const changes = diffLines(currentBytes === null ? '' : decoder.decode(currentBytes), backupBytes === null ? '' : decoder.decode(backupBytes));
+  for (const change of changes) {
+    if (change.added) stat.insertions += change.count;
+    else if (change.removed) stat.deletions += change.count;
+  }
+  return stat;
+}
+
+function hasNulByte(bytes: Uint8Array | null): boolean {
+  return bytes !== null && bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}

@@ -1,0 +1,294 @@
+/**
+ * `FileHistory`: one session's file history with its own state — the small class most hosts use
+ * (issue 2 "The public API"). It runs the seed-style algorithms (`fileHistoryTrackEdit`, ...) over
+ * the state it owns, records every snapshot in the session log, and emits `snapshotFilesChanged`.
+ *
+ *   const history = await FileHistory.open({ projectRoot, sessionId, store });
+ *   await history.makeSnapshot(userMessageId);      // at each user turn
+ *   await history.trackEdit('src/app.ts');          // before the agent writes a file
+ *   await history.getDiffStats(userMessageId);      // preview a rewind
+ *   await history.rewind(userMessageId);            // put the files back
+ *   await history.close();
+ */
+import { FhError } from './errors.js';
+import {
+  createFileHistoryContext,
+  type FileHistoryContext,
+  type FileHistoryStateUpdater,
+} from './file-history-context.js';
+import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './diff-stats.js';
+import { fileHistoryMakeSnapshot } from './make-snapshot.js';
+import { RecordQueue } from './record-queue.js';
+import { snapshotRecord } from './records.js';
+import type { DiffStats, RewindResult } from './results.js';
+import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind.js';
+import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot-events.js';
+import { findSnapshot } from './state-queries.js';
+import type { BackupStore, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
+import { fileHistoryTrackEdit } from './track-edit.js';
+import { emptyFileHistoryState, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+
+/** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
+export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
+
+/** Options of {@link FileHistory.open}. */
+export interface FileHistoryOptions {
+  /** Absolute project root; tracked paths are kept relative to it. */
+  projectRoot: string;
+  /** The session (a single path segment, e.g. a UUID). */
+  sessionId: string;
+  /** Where backups and the session log live. */
+  store: BackupStore;
+  /** Workspace file system (`node:fs/promises`-compatible). Default: `store.workspaceFs`. */
+  fs?: WorkspaceFs;
+  /**
+   * Tracking on or off (seed 000 §9 `fileCheckpointingEnabled`). Default true; the environment
+   * variable {@link DISABLE_ENV_VARIABLE} set to `1`/`true` turns it off regardless. When off every
+   * call is a cheap no-op: no I/O, empty results, `canRestore` false.
+   */
+  enabled?: boolean;
+  /** Per-file I/O tasks at once. Default 16. */
+  concurrency?: number;
+  /** Files larger than this many bytes count as changed without a line diff. Default 8 MiB. */
+  diffSizeCapBytes?: number;
+  /** Margin (ms) for file timestamps in change detection. Default 2000; see `DEFAULT_TIMESTAMP_GRANULARITY_MS`. */
+  timestampGranularityMs?: number;
+  /** Where snapshot records go. Default `store.sessionLog(sessionId)`; `false` records nothing. */
+  log?: SessionLog | false;
+  /** State to start from (for example rebuilt from a session log). Default: empty. */
+  initialState?: FileHistoryState;
+  /** Environment read for {@link DISABLE_ENV_VARIABLE}. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Events {@link FileHistory.on} accepts, with their listener types. */
+export interface FileHistoryEvents {
+  /** After a snapshot whose files differ from the previous snapshot's (seed 004 §11). */
+  snapshotFilesChanged: SnapshotFilesChangedListener;
+}
+
+/** The read side of a file history, shared by {@link FileHistory} and its subagent handle. */
+export interface FileHistoryReader {
+  readonly projectRoot: string;
+  readonly sessionId: string;
+  readonly store: BackupStore;
+  readonly fs: WorkspaceFs;
+  readonly enabled: boolean;
+  /** The current state; treat as read-only (it is replaced, never mutated, on each change). */
+  readonly state: Readonly<FileHistoryState>;
+  getDiffStats(messageId: string, options?: DiffStatsOptions): Promise<DiffStats>;
+  hasAnyChanges(messageId: string): Promise<boolean>;
+  canRestore(messageId: string): boolean;
+}
+
+/**
+ * A subagent's view of the file history (seed 004 §8): it reads the main history, while its
+ * `trackEdit` and `makeSnapshot` do nothing, so snapshots stay one per main-conversation turn.
+ */
+export interface SubagentFileHistory extends FileHistoryReader {
+  /** Does nothing. */
+  trackEdit(path: string): Promise<void>;
+  /** Does nothing; resolves to undefined. */
+  makeSnapshot(messageId: string): Promise<undefined>;
+}
+
+interface FileHistoryParts {
+  context: FileHistoryContext;
+  enabled: boolean;
+  state: FileHistoryState;
+  records: RecordQueue | undefined;
+  lock: SessionLock | undefined;
+}
+
+/** One session's file history. Create with {@link FileHistory.open}. */
+export class FileHistory implements FileHistoryReader {
+  readonly projectRoot: string;
+  readonly sessionId: string;
+  readonly store: BackupStore;
+  readonly fs: WorkspaceFs;
+  readonly enabled: boolean;
+
+  private current: FileHistoryState;
+  private readonly context: FileHistoryContext;
+  private readonly records: RecordQueue | undefined;
+  private readonly lock: SessionLock | undefined;
+  private readonly listeners = new Set<SnapshotFilesChangedListener>();
+  /** makeSnapshot and rewind run one at a time, in call order. */
+  private serial: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly updateState: FileHistoryStateUpdater = (update) => {
+    this.current = update(this.current);
+  };
+
+  private constructor(parts: FileHistoryParts) {
+    this.context = parts.context;
+    this.projectRoot = parts.context.projectRoot;
+    this.sessionId = parts.context.sessionId;
+    this.store = parts.context.store;
+    this.fs = parts.context.fs;
+    this.enabled = parts.enabled;
+    this.current = parts.state;
+    this.records = parts.records;
+    this.lock = parts.lock;
+  }
+
+  /**
+   * Open the file history of `options.sessionId`. Throws `InvalidArgumentError` naming the option
+   * for a relative project root, an empty session id or a bad knob (see {@link FileHistoryOptions}).
+   * Does no I/O when tracking is off.
+   */
+  static async open(options: FileHistoryOptions): Promise<FileHistory> {
+    const env = options.env ?? process.env;
+    const disabledByEnv = ['1', 'true'].includes((env[DISABLE_ENV_VARIABLE] ?? '').trim().toLowerCase());
+    const enabled = options.enabled !== false && !disabledByEnv;
+    const log = enabled && options.log !== false ? (options.log ?? options.store.sessionLog(options.sessionId)) : undefined;
+    const records = log === undefined ? undefined : new RecordQueue(log);
+    const context = createFileHistoryContext({
+      projectRoot: options.projectRoot,
+      sessionId: options.sessionId,
+      store: options.store,
+      ...(options.fs === undefined ? {} : { fs: options.fs }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
+      ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
+      ...(records === undefined
+        ? {}
+        : { recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) => records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord) }),
+    });
+    const state = enabled ? (options.initialState ?? emptyFileHistoryState()) : emptyFileHistoryState();
+    return new FileHistory({ context, enabled, state, records, lock: undefined });
+  }
+
+  /** The current state (snapshots oldest first, tracked files, sequence). Replaced on each change. */
+  get state(): Readonly<FileHistoryState> {
+    return this.current;
+  }
+
+  /**
+   * Back `path` up before an agent writes it (seed 000 §5). See `fileHistoryTrackEdit`: resolves
+   * once the backup and its record are durable; throws `OutsideRootError` for a path outside the
+   * project root. A no-op when tracking is off.
+   */
+  async trackEdit(path: string): Promise<void> {
+    this.assertOpen();
+    if (!this.enabled) return;
+    await fileHistoryTrackEdit(this.updateState, path, this.context);
+  }
+
+  /**
+   * Snapshot every tracked file under `messageId` (a user turn). See `fileHistoryMakeSnapshot`.
+   * Resolves with the snapshot once it is durable in the log, after `snapshotFilesChanged`
+   * listeners ran (a listener's error rejects this call; the snapshot stays made). Undefined when
+   * tracking is off.
+   */
+  async makeSnapshot(messageId: string): Promise<FileHistorySnapshot | undefined> {
+    this.assertOpen();
+    if (!this.enabled) return undefined;
+    return this.runSerially(async () => {
+      const snapshot = await fileHistoryMakeSnapshot(this.updateState, messageId, this.context);
+      if (snapshot !== undefined && this.listeners.size > 0) await this.emitFilesChanged(snapshot);
+      return snapshot;
+    });
+  }
+
+  /** What a rewind to `messageId` would change (dry run). See `fileHistoryGetDiffStats`. */
+  async getDiffStats(messageId: string, options: DiffStatsOptions = {}): Promise<DiffStats> {
+    this.assertOpen();
+    if (!this.enabled) return { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [] };
+    return fileHistoryGetDiffStats(this.current, messageId, this.context, options);
+  }
+
+  /** Whether a rewind to `messageId` would change any file. See `fileHistoryHasAnyChanges`. */
+  async hasAnyChanges(messageId: string): Promise<boolean> {
+    this.assertOpen();
+    if (!this.enabled) return false;
+    return fileHistoryHasAnyChanges(this.current, messageId, this.context);
+  }
+
+  /** Whether a snapshot exists for `messageId` (false when tracking is off). */
+  canRestore(messageId: string): boolean {
+    return this.enabled && fileHistoryCanRestore(this.current, messageId);
+  }
+
+  /**
+   * Put every tracked file (or `options.paths`) back as it was at the snapshot of `messageId`.
+   * See `fileHistoryRewind` for the result and the errors (`NotFoundError`, `BackupMissingError`).
+   * An empty result when tracking is off.
+   */
+  async rewind(messageId: string, options: RewindOptions = {}): Promise<RewindResult> {
+    this.assertOpen();
+    if (!this.enabled) return { messageId, restored: [], deleted: [], skipped: [], failed: [] };
+    return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, options));
+  }
+
+  /** A handle for a subagent: same reads, tracking and snapshots are no-ops (seed 004 §8). */
+  forSubagent(): SubagentFileHistory {
+    const history = this;
+    return {
+      get projectRoot() {
+        return history.projectRoot;
+      },
+      get sessionId() {
+        return history.sessionId;
+      },
+      get store() {
+        return history.store;
+      },
+      get fs() {
+        return history.fs;
+      },
+      get enabled() {
+        return history.enabled;
+      },
+      get state() {
+        return history.state;
+      },
+      trackEdit: async () => undefined,
+      makeSnapshot: async () => undefined,
+      getDiffStats: (messageId, options) => history.getDiffStats(messageId, options),
+      hasAnyChanges: (messageId) => history.hasAnyChanges(messageId),
+      canRestore: (messageId) => history.canRestore(messageId),
+    };
+  }
+
+  /**
+   * Listen for `snapshotFilesChanged` (seed 004 §11). Contents are read only while someone
+   * listens. Returns a function that removes the listener.
+   */
+  on<Name extends keyof FileHistoryEvents>(event: Name, listener: FileHistoryEvents[Name]): () => void {
+    if (event !== 'snapshotFilesChanged') throw new FhError(`unknown FileHistory event ${JSON.stringify(event)}`);
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Wait for pending records to be written, release the session lock. Idempotent; later calls throw. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.serial.catch(() => undefined);
+    await this.records?.flush();
+    await this.lock?.release();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new FhError(`the file history of session ${JSON.stringify(this.sessionId)} is closed`);
+  }
+
+  private runSerially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(task, task);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  private async emitFilesChanged(snapshot: FileHistorySnapshot): Promise<void> {
+    const snapshots = this.current.snapshots;
+    const made = findSnapshot(this.current, snapshot.messageId) ?? snapshot;
+    const index = snapshots.lastIndexOf(made);
+    const previous = index > 0 ? snapshots[index - 1] : undefined;
+    const event = await snapshotFilesChangedEvent(this.context, previous, snapshot);
+    if (event === undefined) return;
+    for (const listener of [...this.listeners]) await listener(event);
+  }
+}

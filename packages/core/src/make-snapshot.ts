@@ -1,0 +1,117 @@
+/**
+ * `fileHistoryMakeSnapshot` (seed 000 §5, seed 004 §3.2): at each user turn, record the state of
+ * every tracked file under the turn's message id.
+ *
+ * Three phases:
+ * 1. Capture the state.
+ * 2. For each tracked file, with bounded concurrency: unchanged since its latest backup → reuse
+ *    that entry (with a newer `backupTime` when the bytes had to be compared); changed → a new
+ *    version; gone → `null`. A backup that fails gives an entry with `error` set — never the older
+ *    version in disguise — and a later rewind reports that file as failed.
+ * 3. Commit the new snapshot. Files a concurrent `trackEdit` started tracking during phase 2 inherit
+ *    their entry from the most recent snapshot. Snapshots beyond {@link MAX_SNAPSHOTS} are dropped
+ *    oldest first; `snapshotSequence` only grows.
+ */
+import { checkFileChanged } from './change-detection.js';
+import { createBackup } from './create-backup.js';
+import { errnoCode, InvalidArgumentError } from './errors.js';
+import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
+import { backupFileName, toAbsolutePath } from './paths.js';
+import { highestVersions, latestBackup } from './state-queries.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot } from './types.js';
+
+/**
+ * Make the snapshot of `messageId` (a non-empty string) from every tracked file's current state.
+ * Resolves with the committed snapshot once it is durable in the session log (when the context
+ * records snapshots), or undefined when the updater is a no-op. Per-file failures become entries
+ * with `error`; only `InvalidArgumentError` for a bad message id and the log's errors are thrown.
+ */
+export async function fileHistoryMakeSnapshot(
+  updateState: FileHistoryStateUpdater,
+  messageId: string,
+  context: FileHistoryContext,
+): Promise<FileHistorySnapshot | undefined> {
+  if (typeof messageId !== 'string' || messageId === '') {
+    throw new InvalidArgumentError(`messageId must be a non-empty string, got ${JSON.stringify(messageId)}`);
+  }
+  const captured = captureState(updateState);
+  if (captured === undefined) return undefined;
+
+  const versions = highestVersions(captured);
+  const trackingPaths = [...captured.trackedFiles].sort();
+  const entries = await Promise.all(
+    trackingPaths.map((trackingPath) =>
+      context.limit(() =>
+        snapshotEntry(context, trackingPath, latestBackup(captured, trackingPath), (versions.get(trackingPath) ?? 0) + 1),
+      ),
+    ),
+  );
+  const trackedFileBackups: Record<string, FileHistoryBackup> = {};
+  trackingPaths.forEach((trackingPath, index) => {
+    trackedFileBackups[trackingPath] = entries[index] as FileHistoryBackup;
+  });
+
+  let committed: FileHistorySnapshot | undefined;
+  updateState((state) => {
+    const latest = state.snapshots.at(-1);
+    const backups = { ...trackedFileBackups };
+    for (const trackingPath of state.trackedFiles) {
+      const inherited = latest?.trackedFileBackups[trackingPath];
+      if (backups[trackingPath] === undefined && inherited !== undefined) backups[trackingPath] = inherited;
+    }
+    committed = { messageId, trackedFileBackups: backups, timestamp: new Date() };
+    const snapshots = [...state.snapshots, committed];
+    if (snapshots.length > MAX_SNAPSHOTS) snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS);
+    return { ...state, snapshots, snapshotSequence: state.snapshotSequence + 1 };
+  });
+  if (committed !== undefined) await context.recordSnapshot?.(committed, false);
+  return committed;
+}
+
+/**
+ * The entry one tracked file gets in a new snapshot, given its latest entry (`previous`) and the
+ * version a new backup would take. Never throws: a failure becomes an entry with `error`.
+ */
+async function snapshotEntry(
+  context: FileHistoryContext,
+  trackingPath: string,
+  previous: FileHistoryBackup | undefined,
+  version: number,
+): Promise<FileHistoryBackup> {
+  let absolutePath: string;
+  try {
+    absolutePath = toAbsolutePath(context.projectRoot, trackingPath);
+  } catch (error) {
+    return { backupFileName: null, version, backupTime: new Date(), error: messageOf(error) };
+  }
+  try {
+    let stats;
+    try {
+      stats = await context.fs.stat(absolutePath);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      if (previous !== undefined && previous.backupFileName === null && previous.error === undefined) return previous;
+      return { backupFileName: null, version, backupTime: new Date() };
+    }
+    if (!stats.isFile()) {
+      return failedEntry(absolutePath, version, `${trackingPath} is not a regular file (a folder or a device)`);
+    }
+    if (previous !== undefined && previous.backupFileName !== null && previous.error === undefined) {
+      const check = await checkFileChanged(context, absolutePath, stats, { ...previous, backupFileName: previous.backupFileName });
+      if (!check.changed) return check.by === 'content' ? { ...previous, backupTime: check.verifiedAt } : previous;
+    }
+    return await createBackup(context, absolutePath, version);
+  } catch (error) {
+    return failedEntry(absolutePath, version, messageOf(error));
+  }
+}
+
+/** An entry for a version that could not be captured; it names the backup it should have been. */
+function failedEntry(absolutePath: string, version: number, error: string): FileHistoryBackup {
+  return { backupFileName: backupFileName(absolutePath, version), version, backupTime: new Date(), error };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

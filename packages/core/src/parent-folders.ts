@@ -1,0 +1,56 @@
+/**
+ * Is it safe to write into a folder of the project? A rewind never writes through a symbolic
+ * link: a file whose parent folder (or any folder between it and the project root) is a symlink
+ * is skipped, so nothing is ever written outside the project root (issue 2 rule 4). The project
+ * root itself may be a symlink; it is the user's choice of root.
+ */
+import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { errnoCode } from './errors.js';
+import type { WorkspaceFs } from './store.js';
+
+/** What lies on the way from the project root to a folder. */
+export type FolderState =
+  /** Every folder exists and none is a symlink. */
+  | { kind: 'ok' }
+  /** Some folder (and so every folder below it) is missing; none above it is a symlink. */
+  | { kind: 'missing' }
+  /** `at` (an absolute path) is a symbolic link. */
+  | { kind: 'symlink'; at: string }
+  /** `at` exists but is not a folder. */
+  | { kind: 'not-a-folder'; at: string }
+  /** The folder is not inside the project root. */
+  | { kind: 'outside'; at: string };
+
+/**
+ * A checker for folders inside `projectRoot`, caching each folder's state (one `lstat` per folder
+ * per checker, shared by every file in it). The root itself is `ok`; a folder outside the root is
+ * reported as `outside`.
+ */
+export function createFolderChecker(fs: WorkspaceFs, projectRoot: string): (folder: string) => Promise<FolderState> {
+  const cache = new Map<string, Promise<FolderState>>();
+  const check = (folder: string): Promise<FolderState> => {
+    let state = cache.get(folder);
+    if (state === undefined) {
+      state = inspect(folder);
+      cache.set(folder, state);
+    }
+    return state;
+  };
+  const inspect = async (folder: string): Promise<FolderState> => {
+    const rest = relative(projectRoot, folder);
+    if (rest === '') return { kind: 'ok' };
+    if (rest === '..' || rest.startsWith(`..${sep}`) || isAbsolute(rest)) return { kind: 'outside', at: folder };
+    const above = await check(dirname(folder));
+    if (above.kind !== 'ok') return above;
+    try {
+      const stats = await fs.lstat(folder);
+      if (stats.isSymbolicLink()) return { kind: 'symlink', at: folder };
+      if (!stats.isDirectory()) return { kind: 'not-a-folder', at: folder };
+      return { kind: 'ok' };
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return { kind: 'missing' };
+      throw error;
+    }
+  };
+  return check;
+}

@@ -1,0 +1,207 @@
+/**
+ * What a rewind to a snapshot would do to each tracked file (seed 000 §4 `applySnapshot`, issue 2
+ * rule 4). Shared by `rewind` (which then does it), `getDiffStats` (which counts lines) and
+ * `hasAnyChanges` (which stops at the first difference). Planning only reads.
+ *
+ * The state of a file at the snapshot is the snapshot's entry for it; a file first tracked after
+ * the snapshot takes its first later entry, the backup made just before the agent's first edit of
+ * it — which is also how it was at the earlier snapshot, since nothing was editing it for the agent
+ * then (the seed does the same with the file's v1).
+ */
+import { dirname } from 'node:path';
+import { checkFileChanged, type StoredBackup } from './change-detection.js';
+import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from './errors.js';
+import type { FileHistoryContext } from './file-history-context.js';
+import { createFolderChecker, type FolderState } from './parent-folders.js';
+import { toAbsolutePath, toTrackingPath } from './paths.js';
+import { findSnapshot } from './state-queries.js';
+import type { BackupInfo, FsStats } from './store.js';
+import type { FileHistoryBackup, FileHistoryState } from './types.js';
+
+/** One tracked file and its entry at the snapshot (undefined: no entry at or after it). */
+export interface RewindTarget {
+  /** Tracking path. */
+  path: string;
+  backup: FileHistoryBackup | undefined;
+}
+
+/** What a rewind would do to one file. */
+export type FilePlan =
+  /** Already as at the snapshot: nothing to do. */
+  | { kind: 'same'; path: string }
+  /** Write the backup's bytes and mode. `current` says what is at the path now. */
+  | {
+      kind: 'restore';
+      path: string;
+      absolutePath: string;
+      backup: StoredBackup;
+      /** The store's `statBackup`, when planning fetched it. */
+      info: BackupInfo | null | undefined;
+      current: 'missing' | 'file' | 'symlink';
+      /** Stats of what is at the path now (through a symlink), when it is a regular file. */
+      currentStats: FsStats | undefined;
+      /** Parent folders must be created first. */
+      createParents: boolean;
+    }
+  /** Unlink what is at the path: the file did not exist at the snapshot. */
+  | { kind: 'delete'; path: string; absolutePath: string; current: 'file' | 'symlink'; currentStats: FsStats }
+  /** Left alone on purpose (a folder, a symlinked parent, ...). */
+  | { kind: 'skip'; path: string; reason: string }
+  /** Cannot be rewound: the backup at the snapshot failed. */
+  | { kind: 'fail'; path: string; error: Error }
+  /** The backup the rewind needs is gone or damaged. */
+  | { kind: 'missing'; path: string; backupFileName: string; reason: string };
+
+/**
+ * The tracked files a rewind to `messageId` covers, sorted by path, each with its entry at the
+ * snapshot. `paths` (absolute or relative to the project root) narrows them. Throws
+ * `NotFoundError` naming the message when no snapshot has it, and `InvalidArgumentError` naming a
+ * path in `paths` that is not tracked (or `OutsideRootError` if it lies outside the root).
+ */
+export function rewindTargets(
+  state: FileHistoryState,
+  messageId: string,
+  context: FileHistoryContext,
+  paths?: readonly string[],
+): RewindTarget[] {
+  const snapshot = findSnapshot(state, messageId);
+  if (snapshot === undefined) throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}`);
+  const index = state.snapshots.lastIndexOf(snapshot);
+  const tracked = new Set([...state.trackedFiles, ...Object.keys(snapshot.trackedFileBackups)]);
+  let selected = [...tracked];
+  if (paths !== undefined) {
+    selected = [];
+    for (const path of paths) {
+      const trackingPath = toTrackingPath(context.projectRoot, path);
+      if (!tracked.has(trackingPath)) throw new InvalidArgumentError(`${path} is not a tracked file`);
+      selected.push(trackingPath);
+    }
+  }
+  return [...new Set(selected)].sort().map((path) => ({
+    path,
+    backup: snapshot.trackedFileBackups[path] ?? firstBackupAfter(state, index, path),
+  }));
+}
+
+/**
+ * Plan every target with bounded concurrency, in target order. `stopWhen` (for `hasAnyChanges`)
+ * makes the remaining files return `undefined` unplanned once one plan satisfies it.
+ */
+export async function planRewind(
+  context: FileHistoryContext,
+  targets: readonly RewindTarget[],
+  stopWhen?: (plan: FilePlan) => boolean,
+): Promise<Array<FilePlan | undefined>> {
+  const folderState = createFolderChecker(context.fs, context.projectRoot);
+  let stopped = false;
+  return Promise.all(
+    targets.map((target) =>
+      context.limit(async () => {
+        if (stopped) return undefined;
+        const plan = await planFile(context, target, folderState).catch(
+          (error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) }),
+        );
+        if (stopWhen?.(plan)) stopped = true;
+        return plan;
+      }),
+    ),
+  );
+}
+
+async function planFile(
+  context: FileHistoryContext,
+  target: RewindTarget,
+  folderState: (folder: string) => Promise<FolderState>,
+): Promise<FilePlan> {
+  const { path, backup } = target;
+  if (backup === undefined) return { kind: 'skip', path, reason: 'no backup of this file at or after the snapshot' };
+  let absolutePath: string;
+  try {
+    absolutePath = toAbsolutePath(context.projectRoot, path);
+  } catch (error) {
+    return { kind: 'skip', path, reason: (error as Error).message };
+  }
+  if (backup.error !== undefined) {
+    return { kind: 'fail', path, error: new FhError(`${path}: its backup at this snapshot failed: ${backup.error}`) };
+  }
+  const stored: StoredBackup | undefined = backup.backupFileName === null ? undefined : { ...backup, backupFileName: backup.backupFileName };
+
+  const folder = await folderState(dirname(absolutePath));
+  if (folder.kind === 'symlink') return { kind: 'skip', path, reason: `reached through the symbolic link ${folder.at}` };
+  if (folder.kind === 'not-a-folder') return { kind: 'skip', path, reason: `${folder.at} is not a folder` };
+  if (folder.kind === 'outside') return { kind: 'skip', path, reason: `${folder.at} is outside the project root` };
+  if (folder.kind === 'missing') {
+    if (stored === undefined) return { kind: 'same', path };
+    return restorePlan(path, absolutePath, stored, undefined, 'missing', undefined, true);
+  }
+
+  let stats: FsStats;
+  try {
+    stats = await context.fs.lstat(absolutePath);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+    if (stored === undefined) return { kind: 'same', path };
+    return restorePlan(path, absolutePath, stored, undefined, 'missing', undefined, false);
+  }
+  if (stats.isDirectory()) return { kind: 'skip', path, reason: 'a folder is at this path' };
+  if (stats.isSymbolicLink()) {
+    if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'symlink', currentStats: stats };
+    const followed = await statOrUndefined(context, absolutePath);
+    if (followed === undefined || !followed.isFile()) return restorePlan(path, absolutePath, stored, undefined, 'symlink', undefined, false);
+    return compareAndPlan(context, path, absolutePath, stored, followed, 'symlink');
+  }
+  if (!stats.isFile()) return { kind: 'skip', path, reason: 'not a regular file (a device, socket or pipe)' };
+  if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'file', currentStats: stats };
+  return compareAndPlan(context, path, absolutePath, stored, stats, 'file');
+}
+
+async function compareAndPlan(
+  context: FileHistoryContext,
+  path: string,
+  absolutePath: string,
+  backup: StoredBackup,
+  stats: FsStats,
+  current: 'file' | 'symlink',
+): Promise<FilePlan> {
+  const check = await checkFileChanged(context, absolutePath, stats, backup);
+  if (!check.changed) return { kind: 'same', path };
+  if (check.reason === 'backup-missing') {
+    return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
+  }
+  return restorePlan(path, absolutePath, backup, undefined, current, stats, false);
+}
+
+function restorePlan(
+  path: string,
+  absolutePath: string,
+  backup: StoredBackup,
+  info: BackupInfo | null | undefined,
+  current: 'missing' | 'file' | 'symlink',
+  currentStats: FsStats | undefined,
+  createParents: boolean,
+): FilePlan {
+  return { kind: 'restore', path, absolutePath, backup, info, current, currentStats, createParents };
+}
+
+async function statOrUndefined(context: FileHistoryContext, absolutePath: string): Promise<FsStats | undefined> {
+  try {
+    return await context.fs.stat(absolutePath);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/** The first entry for `path` in a snapshot after index `index`: its state before the agent first touched it. */
+function firstBackupAfter(state: FileHistoryState, index: number, path: string): FileHistoryBackup | undefined {
+  for (let later = index + 1; later < state.snapshots.length; later += 1) {
+    const backup = state.snapshots[later]?.trackedFileBackups[path];
+    if (backup !== undefined) return backup;
+  }
+  return undefined;
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

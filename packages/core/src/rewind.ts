@@ -1,0 +1,138 @@
+/**
+ * `fileHistoryRewind` (seed 000 §4, seed 004 §3.3, issue 2 rule 4): put every tracked file back
+ * exactly as it was at a snapshot. The rewind writes only files; the state is not changed.
+ *
+ * 1. Plan each file (see `rewind-plan.ts`): only files whose bytes or mode differ are touched.
+ * 2. Validate before touching anything: every backup the rewind needs must exist in the store and
+ *    have its recorded size; otherwise `BackupMissingError` lists each one and nothing changes (a
+ *    missing backup is never read as "the file did not exist").
+ * 3. Apply, with bounded concurrency. A restore copies the backup into a temp file in the target's
+ *    folder (`.<name>.fh-<random>.tmp`), sets its mode, and renames it over the target: no
+ *    half-written file is ever visible, and a hard link or symlink at the path is replaced, never
+ *    written through. Missing parent folders are created. A `null` entry unlinks the file (or the
+ *    symlink itself). Folders, and paths reached through a symlinked folder, are skipped and
+ *    reported; nothing is written outside the project root.
+ */
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import { BackupMissingError, errnoCode } from './errors.js';
+import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
+import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
+import { findSnapshot } from './state-queries.js';
+import type { RewindResult } from './results.js';
+import type { BackupInfo } from './store.js';
+import type { FileHistoryState } from './types.js';
+
+/** Options of {@link fileHistoryRewind}. */
+export interface RewindOptions {
+  /** Rewind only these tracked files (absolute, or relative to the project root). Default: all. */
+  paths?: readonly string[];
+}
+
+/**
+ * Rewind every tracked file (or `options.paths`) to the snapshot of `messageId`. Returns what was
+ * restored, deleted, skipped (with why) and failed (with the error); files already as at the
+ * snapshot are not listed. Throws `NotFoundError` when no snapshot has `messageId`,
+ * `BackupMissingError` (changing nothing) when a needed backup is missing or the wrong size, and
+ * `InvalidArgumentError` for a path in `options.paths` that is not tracked. A no-op updater
+ * (subagent) rewinds nothing and returns an empty result.
+ */
+export async function fileHistoryRewind(
+  updateState: FileHistoryStateUpdater,
+  messageId: string,
+  context: FileHistoryContext,
+  options: RewindOptions = {},
+): Promise<RewindResult> {
+  const result: RewindResult = { messageId, restored: [], deleted: [], skipped: [], failed: [] };
+  const state = captureState(updateState);
+  if (state === undefined) return result;
+  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths));
+
+  const writes: Array<Extract<FilePlan, { kind: 'restore' | 'delete' }>> = [];
+  for (const plan of plans) {
+    if (plan === undefined) continue;
+    if (plan.kind === 'skip') result.skipped.push({ path: plan.path, reason: plan.reason });
+    else if (plan.kind === 'fail') result.failed.push({ path: plan.path, error: plan.error });
+    else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
+  }
+  await validateBackups(context, plans, writes);
+
+  const outcomes = await Promise.all(writes.map((plan) => context.limit(() => applyPlan(context, plan))));
+  writes.forEach((plan, index) => {
+    const outcome = outcomes[index];
+    if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
+    else if (outcome === 'restored') result.restored.push(plan.path);
+    else if (outcome === 'deleted') result.deleted.push(plan.path);
+  });
+  result.failed.sort((a, b) => compare(a.path, b.path));
+  return result;
+}
+
+/**
+ * Whether a rewind to `messageId` is possible: the state has a snapshot for it (seed:
+ * `fileHistoryCanRestore`).
+ */
+export function fileHistoryCanRestore(state: FileHistoryState, messageId: string): boolean {
+  return findSnapshot(state, messageId) !== undefined;
+}
+
+/** Stat every backup the writes need (filling `plan.info`); throw BackupMissingError listing the bad ones. */
+async function validateBackups(
+  context: FileHistoryContext,
+  plans: ReadonlyArray<FilePlan | undefined>,
+  writes: Array<Extract<FilePlan, { kind: 'restore' | 'delete' }>>,
+): Promise<void> {
+  const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
+  for (const plan of plans) {
+    if (plan?.kind === 'missing') missing.push({ path: plan.path, backupFileName: plan.backupFileName, reason: plan.reason });
+  }
+  const restores = writes.filter((plan): plan is Extract<FilePlan, { kind: 'restore' }> => plan.kind === 'restore');
+  const infos = await Promise.all(
+    restores.map((plan) => context.limit(() => plan.info ?? context.store.statBackup(context.sessionId, plan.backup.backupFileName))),
+  );
+  restores.forEach((plan, index) => {
+    const info = infos[index] ?? null;
+    plan.info = info;
+    const name = plan.backup.backupFileName;
+    if (info === null) missing.push({ path: plan.path, backupFileName: name, reason: 'the backup does not exist in the store' });
+    else if (plan.backup.size !== undefined && info.size !== plan.backup.size) {
+      missing.push({ path: plan.path, backupFileName: name, reason: `the backup has ${info.size} bytes, the snapshot recorded ${plan.backup.size}` });
+    }
+  });
+  if (missing.length === 0) return;
+  missing.sort((a, b) => compare(a.path, b.path));
+  const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
+  throw new BackupMissingError(`rewind refused, nothing was changed: ${missing.length} backup(s) missing or damaged: ${list}`, missing);
+}
+
+async function applyPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<'restored' | 'deleted' | 'none' | Error> {
+  try {
+    if (plan.kind === 'delete') {
+      try {
+        await context.fs.unlink(plan.absolutePath);
+        return 'deleted';
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') return 'none';
+        throw error;
+      }
+    }
+    const folder = dirname(plan.absolutePath);
+    if (plan.createParents) await context.fs.mkdir(folder, { recursive: true });
+    const temporary = join(folder, `.${basename(plan.absolutePath).slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, temporary);
+      await context.fs.chmod(temporary, (plan.backup.mode ?? (plan.info as BackupInfo).mode) & 0o7777);
+      await context.fs.rename(temporary, plan.absolutePath);
+    } catch (error) {
+      await context.fs.rm(temporary, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    return 'restored';
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
