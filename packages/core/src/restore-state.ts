@@ -59,17 +59,22 @@ function copyBackup(backup: FileHistoryBackup): FileHistoryBackup {
  * - Only `file-history-snapshot`, `file-history-delta` and `fh-session` records are read; every
  *   other record (user/assistant messages, summaries, ...) is ignored. Malformed ones are skipped
  *   with a warning (see {@link parseFileHistoryRecord}).
- * - The last snapshot record per messageId wins (a mid-turn update replaces the turn's snapshot),
- *   and the snapshot keeps the position of its messageId's first record, as Claude Code does.
- * - A delta adds one file's backup to the snapshot of its `snapshotMessageId`; a delta for a
- *   snapshot not seen yet is skipped with a warning.
+ * - Snapshots are rebuilt the way `FileHistory` made them: a record with `isSnapshotUpdate: false`
+ *   appends a snapshot; an update replaces the latest snapshot with its messageId (a mid-turn
+ *   backup attached to the turn), or appends one if there is none (records carried by a resume).
+ *   So the last record per messageId wins, and a rewind (which looks for the last snapshot of a
+ *   messageId) sees what it saw before the restart. For Claude Code transcripts, which write one
+ *   non-update record per turn, this is the same as Claude Code's own rebuild.
+ * - A delta adds one file's backup to the latest snapshot of its `snapshotMessageId`; a delta for
+ *   a snapshot not seen yet is skipped with a warning.
  * - Absolute keys inside `projectRoot` become relative tracking keys (`/` separators); keys outside
  *   it (or climbing out with `..`) are dropped with a warning. If two keys of one snapshot map to
  *   the same tracking key, the higher version wins.
- * - At most `maxSnapshots` (100) are kept, the newest. `trackedFiles` holds every tracking key of
+ * - At most `maxSnapshots` (100) are kept, the newest (the same ones `FileHistory` kept, so the
+ *   rebuilt state never refers to a backup that retention deleted). `trackedFiles` holds every tracking key of
  *   every snapshot read, including dropped ones. `snapshotSequence` is the number of non-update
  *   snapshot records plus the `snapshotSequenceOffset` of the log's `fh-session` record, and at
- *   least the number of distinct snapshots read.
+ *   least the number of snapshots rebuilt.
  *
  * Throws `InvalidArgumentError` when `projectRoot` is not absolute. Never throws for bad records.
  */
@@ -82,7 +87,8 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
   const warn = options.onWarning ?? (() => {});
 
-  const snapshots = new Map<string, FileHistorySnapshot>();
+  const snapshots: FileHistorySnapshot[] = [];
+  const latestIndex = new Map<string, number>();
   let snapshotRecordCount = 0;
   let sequenceOffset = 0;
 
@@ -114,10 +120,18 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
         if (existing !== undefined && existing.version >= backup.version) continue;
         trackedFileBackups[key] = backup;
       }
-      snapshots.set(parsed.messageId, { messageId: parsed.messageId, trackedFileBackups, timestamp: parsed.snapshot.timestamp });
+      const rebuilt = { messageId: parsed.messageId, trackedFileBackups, timestamp: parsed.snapshot.timestamp };
+      const replaced = parsed.isSnapshotUpdate ? latestIndex.get(parsed.messageId) : undefined;
+      if (replaced === undefined) {
+        latestIndex.set(parsed.messageId, snapshots.length);
+        snapshots.push(rebuilt);
+      } else {
+        snapshots[replaced] = rebuilt;
+      }
       continue;
     }
-    const target = snapshots.get(parsed.snapshotMessageId);
+    const targetIndex = latestIndex.get(parsed.snapshotMessageId);
+    const target = targetIndex === undefined ? undefined : snapshots[targetIndex];
     if (target === undefined) {
       warn(`file-history-delta for ${parsed.snapshotMessageId}: no snapshot with that messageId precedes it; skipped`);
       continue;
@@ -128,11 +142,10 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   }
 
   const trackedFiles = new Set<string>();
-  for (const snapshot of snapshots.values()) {
+  for (const snapshot of snapshots) {
     for (const key of Object.keys(snapshot.trackedFileBackups)) trackedFiles.add(key);
   }
-  const all = [...snapshots.values()];
-  const kept = all.slice(Math.max(0, all.length - maxSnapshots)).map((snapshot) => ({
+  const kept = snapshots.slice(Math.max(0, snapshots.length - maxSnapshots)).map((snapshot) => ({
     messageId: snapshot.messageId,
     timestamp: new Date(snapshot.timestamp.getTime()),
     trackedFileBackups: Object.fromEntries(Object.entries(snapshot.trackedFileBackups).map(([key, backup]) => [key, copyBackup(backup)])),
@@ -140,6 +153,6 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   return {
     snapshots: kept,
     trackedFiles,
-    snapshotSequence: Math.max(all.length, sequenceOffset + snapshotRecordCount),
+    snapshotSequence: Math.max(snapshots.length, sequenceOffset + snapshotRecordCount),
   };
 }

@@ -45,6 +45,22 @@ describe('restoreStateFromLog', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('appends a snapshot per non-update record and lets an update replace the latest one of its messageId', () => {
+    const { state } = restore([
+      json(snapshotRecord(snapshot('u1', 1, { 'a.txt': backup('a', 1) }), false)),
+      json(snapshotRecord(snapshot('u2', 2, {}), false)),
+      json(snapshotRecord(snapshot('u1', 3, { 'a.txt': backup('a', 2) }), false)),
+      json(snapshotRecord(snapshot('u1', 3, { 'a.txt': backup('a', 2), 'b.txt': backup('b', 1, 4) }), true)),
+      json({ type: 'file-history-delta', messageId: 'x', snapshotMessageId: 'u1', trackingPath: 'c.txt', backup: backup('c', 1, 5), timestamp: at(5) }),
+    ]);
+    expect(state.snapshots).toEqual([
+      snapshot('u1', 1, { 'a.txt': backup('a', 1) }),
+      snapshot('u2', 2, {}),
+      snapshot('u1', 3, { 'a.txt': backup('a', 2), 'b.txt': backup('b', 1, 4), 'c.txt': backup('c', 1, 5) }),
+    ]);
+    expect(state.snapshotSequence).toBe(3);
+  });
+
   it('lets the last record per messageId win, at the position of its first record', () => {
     const { state } = restore([
       json(snapshotRecord(snapshot('u1', 1, {}), false)),
