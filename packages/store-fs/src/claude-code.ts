@@ -228,7 +228,8 @@ export class ClaudeCodeStore implements BackupStore {
   /**
    * The session's transcript as a log. `read` finds `projects/* /{sessionId}.jsonl` (a session
    * without one reads as empty). `append` works only for sessions this store creates (and needs
-   * `projectRoot` for the first append); fh's own `fh-*` records are left out of the transcript.
+   * `projectRoot` for the first append). fh's own `fh-*` records are left out of the transcript,
+   * so appending only those is a no-op, for any session.
    */
   sessionLog(sessionId: string): SessionLog {
     validateName('sessionId', sessionId);
@@ -238,9 +239,9 @@ export class ClaudeCodeStore implements BackupStore {
         return path === undefined ? { records: [], skipped: [] } : new FsSessionLog(this.fs, path).read();
       },
       append: async (records: readonly LogRecord[]): Promise<void> => {
-        await this.assertWritable(sessionId, 'append to the transcript of');
         const kept = records.filter((record) => !isFhOnlyRecord(record));
         if (kept.length === 0) return;
+        await this.assertWritable(sessionId, 'append to the transcript of');
         await new FsSessionLog(this.fs, await this.transcriptForWriting(sessionId)).append(kept);
       },
     };

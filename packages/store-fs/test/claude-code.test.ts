@@ -187,6 +187,7 @@ describe('ClaudeCodeStore', () => {
     await expect(store.deleteSession(ORPHAN_SESSION)).rejects.toThrow(refusal('deleteSession', ORPHAN_SESSION));
     await expect(store.carryBackup(SESSION, OTHER_SESSION, fixture.backupName('src/app.ts', 1))).rejects.toThrow(refusal('carryBackup', OTHER_SESSION));
     await expect(store.sessionLog(SESSION).append([{ type: 'user', uuid: 'x' }])).rejects.toThrow(refusal('append to the transcript of'));
+    await store.sessionLog(SESSION).append([{ type: 'fh-session', sessionId: SESSION, projectRoot: fixture.projectRoot }]);
     expect(await snapshotFolder(fixture.configDir)).toEqual(before);
   });
 
