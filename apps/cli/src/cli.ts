@@ -1,12 +1,33 @@
 /**
- * The `fh` binary. `fh hook` (agents call it on every tool use) takes a short path that skips the
- * command table; everything else goes through {@link main}.
+ * The `fh` binary. `fh [--store <uri>] [--project <folder>] hook` (agents run it on every tool use)
+ * takes a short path that skips the command table; everything else goes through {@link main}.
  */
 const argv = process.argv.slice(2);
-if (argv[0] === 'hook' && argv.length === 1) {
+const hookOptions = parseHookInvocation(argv);
+if (hookOptions !== undefined) {
   const { runHookFromStdin } = await import('./commands/hook.js');
-  await runHookFromStdin();
+  await runHookFromStdin(hookOptions);
 } else {
   const { main } = await import('./program.js');
   process.exitCode = await main(argv);
+}
+
+/** The options of a plain hook invocation, or undefined for anything else. */
+function parseHookInvocation(arguments_: readonly string[]): { store?: string; project?: string } | undefined {
+  const options: { store?: string; project?: string } = {};
+  let sawHook = false;
+  for (let index = 0; index < arguments_.length; index += 1) {
+    const argument = arguments_[index] as string;
+    const match = /^--(store|project)(?:=(.*))?$/.exec(argument);
+    if (match !== null) {
+      const value = match[2] ?? arguments_[++index];
+      if (value === undefined) return undefined;
+      options[match[1] as 'store' | 'project'] = value;
+    } else if (argument === 'hook' && !sawHook) {
+      sawHook = true;
+    } else {
+      return undefined;
+    }
+  }
+  return sawHook ? options : undefined;
 }

@@ -3,7 +3,7 @@
  * module is imported only when that command runs, so startup stays lean (ink, react, jsdiff and
  * cli-progress load only in the commands that use them).
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { describeError, ExitCode } from './cli-errors.js';
 import { CommandContext, type GlobalOptions } from './context.js';
@@ -76,12 +76,90 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     };
 
   program
+    .command('track')
+    .description('back files up before an agent edits them')
+    .argument('<paths...>', 'files to track (relative to the project or absolute)')
+    .action(action(async () => (await import('./commands/track.js')).run));
+
+  program
+    .command('snapshot')
+    .description("take a turn's snapshot under a message id")
+    .argument('<messageId>', 'the id of the user message that starts the turn')
+    .option('--prompt <text>', "record the turn's prompt text in the session log")
+    .action(action(async () => (await import('./commands/snapshot.js')).run));
+
+  program
+    .command('sessions')
+    .description('list sessions: project, last change, checkpoints, bytes on disk')
+    .action(action(async () => (await import('./commands/sessions.js')).run));
+
+  program
+    .command('list')
+    .description("list the session's checkpoints and what rewinding to each would change")
+    .action(action(async () => (await import('./commands/list.js')).run));
+
+  program
+    .command('diff')
+    .description('show what rewinding to a checkpoint would change (a dry run)')
+    .argument('<messageId>', 'the checkpoint')
+    .option('--patch', 'print a unified diff')
+    .option('--paths <paths...>', 'only these tracked files')
+    .action(action(async () => (await import('./commands/diff.js')).run));
+
+  program
+    .command('rewind')
+    .description('rewind files and/or the conversation to a checkpoint (no id on a terminal: pick one from a menu)')
+    .argument('[messageId]', 'the checkpoint')
+    .addOption(new Option('--mode <mode>', 'what to rewind').choices(['both', 'code', 'conversation']))
+    .option('--paths <paths...>', 'only these tracked files')
+    .option('--dry-run', 'show what would change and change nothing')
+    .option('--yes', 'do not ask (needed without a terminal)')
+    .action(action(async () => (await import('./commands/rewind.js')).run));
+
+  program
+    .command('undo')
+    .description('undo the last rewind')
+    .action(action(async () => (await import('./commands/undo.js')).run));
+
+  program
+    .command('resume')
+    .description("carry a session's file history into a new session")
+    .argument('<fromSession>', 'the session to resume')
+    .option('--to <id>', 'the new session id (default: a new UUID)')
+    .action(action(async () => (await import('./commands/resume.js')).run));
+
+  program
+    .command('fork')
+    .description('write the conversation up to a checkpoint as a new session')
+    .argument('<messageId>', 'the checkpoint to fork at')
+    .option('--to <id>', 'the new session id (default: a new UUID)')
+    .action(action(async () => (await import('./commands/fork.js')).run));
+
+  program
+    .command('cleanup')
+    .description('remove sessions not changed for a number of days')
+    .option('--older-than <days>', 'age in days', parseNonNegativeNumber('--older-than'), 30)
+    .option('--dry-run', 'list what would be removed')
+    .action(action(async () => (await import('./commands/cleanup.js')).run));
+
+  program
     .command('demo')
     .description('replay the last commits of a git repository as agent turns, rewind to each and verify against git')
     .option('--repo <path>', 'the git repository (default: the one around the current folder)')
     .option('--commits <n>', 'how many commits to replay', parsePositiveInteger('--commits'), 30)
     .option('--keep', 'keep the temporary folders and print where they are')
     .action(action(async () => (await import('./commands/demo.js')).run));
+
+  const hook = program
+    .command('hook')
+    .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt')
+    .action(action(async () => (await import('./commands/hook.js')).run));
+  hook
+    .command('install')
+    .description("add fh's hooks to Claude Code's settings, keeping existing hooks")
+    .addOption(new Option('--scope <scope>', 'which settings file').choices(['project', 'user']).default('project'))
+    .option('--print', 'only print the hook JSON')
+    .action(action(async () => (await import('./commands/hook-install.js')).run));
 
   return program;
 }

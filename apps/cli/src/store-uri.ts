@@ -63,5 +63,5 @@ export function describeStoreLocation(location: StoreLocation): string {
 /** Open the store a location names, importing its package on first use. */
 export async function openStore(location: StoreLocation): Promise<BackupStore> {
   const { FsBackupStore } = await import('@fh/store-fs');
-  return new FsBackupStore({ configDir: location.folder });
+  return new FsBackupStore({ root: location.folder });
 }

@@ -1,9 +1,142 @@
 /**
- * `fh hook`: one agent hook event as JSON on stdin (Claude Code's shape). Never blocks the agent:
- * prints nothing on stdout, logs any error to stderr and exits 0.
+ * `fh hook`: one agent hook event as JSON on stdin, in Claude Code's shape
+ * (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, `tool_name`, `tool_input`, `prompt`).
+ *
+ * - `PreToolUse` of Write, Edit, MultiEdit or NotebookEdit: `trackEdit(tool_input.file_path ??
+ *   tool_input.notebook_path)` before the tool writes. Edits made inside sub-agents are tracked
+ *   too (they attach to the main turn's snapshot), so no edit goes unbacked.
+ * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
+ *   log, then the turn's snapshot is taken under that id.
+ * - Anything else is ignored.
+ *
+ * The session is the event's `session_id`; the project is `--project`, else `$CLAUDE_PROJECT_DIR`,
+ * else the event's `cwd`. It prints nothing on stdout (an agent may add hook output to the model's
+ * context) and never blocks the agent: any error is logged to stderr and the exit code stays 0.
  */
+import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { describeError } from '../cli-errors.js';
+import type { CommandContext } from '../context.js';
+import { TRACKED_TOOLS } from '../hook-tools.js';
+import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 
-/** Read one hook event from stdin and act on it. */
-export async function runHookFromStdin(): Promise<void> {
-  process.stderr.write('fh hook: not wired yet\n');
+/** The fields of a hook event fh reads; others are ignored. */
+export interface HookEvent {
+  session_id?: unknown;
+  transcript_path?: unknown;
+  cwd?: unknown;
+  hook_event_name?: unknown;
+  tool_name?: unknown;
+  tool_input?: unknown;
+  prompt?: unknown;
+}
+
+/** Where the hook keeps its data: `--store` and `--project` as given (both optional). */
+export interface HookOptions {
+  store?: string;
+  project?: string;
+  environment?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** How long to wait for a session held by another hook process, in ms. */
+const LOCK_WAIT_MS = 10_000;
+/** Pause between attempts to take a held session, in ms. */
+const LOCK_RETRY_MS = 25;
+
+/** Read one hook event from stdin and act on it; always resolves (errors go to stderr). */
+export async function runHookFromStdin(options: HookOptions = {}): Promise<void> {
+  try {
+    if (process.stdin.isTTY === true) throw new Error('expects one hook event as JSON on stdin (see fh hook install)');
+    const text = await readAll(process.stdin);
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      throw new Error(`stdin is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    }
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new Error('the hook event is not a JSON object');
+    await handleHookEvent(event as HookEvent, options);
+  } catch (error) {
+    process.stderr.write(`fh hook: ${describeError(error).message}\n`);
+  }
+}
+
+/** Act on one parsed hook event (see the module comment). Throws on failure. */
+export async function handleHookEvent(event: HookEvent, options: HookOptions = {}): Promise<void> {
+  const environment = options.environment ?? process.env;
+  const eventName = event.hook_event_name;
+  let path: string | undefined;
+  if (eventName === 'PreToolUse') {
+    if (!(TRACKED_TOOLS as readonly unknown[]).includes(event.tool_name)) return;
+    const input = (typeof event.tool_input === 'object' && event.tool_input !== null ? event.tool_input : {}) as Record<string, unknown>;
+    const candidate = input.file_path ?? input.notebook_path;
+    if (typeof candidate !== 'string' || candidate === '') throw new Error(`${String(event.tool_name)} event has no tool_input.file_path`);
+    path = candidate;
+  } else if (eventName !== 'UserPromptSubmit') {
+    return;
+  }
+  const sessionId = event.session_id;
+  if (typeof sessionId !== 'string' || sessionId === '') throw new Error('the hook event has no session_id');
+  const cwd = typeof event.cwd === 'string' && isAbsolute(event.cwd) ? event.cwd : (options.cwd ?? process.cwd());
+  const projectDirectory = environment.CLAUDE_PROJECT_DIR;
+  const projectRoot =
+    options.project !== undefined
+      ? resolve(cwd, options.project)
+      : projectDirectory !== undefined && projectDirectory !== ''
+        ? resolve(projectDirectory)
+        : cwd;
+  const location = parseStoreUri(options.store ?? defaultStoreUri(environment), {
+    cwd,
+    home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
+  });
+  const [{ FileHistory, FhError, userMessageRecord }, store] = await Promise.all([import('@fh/core'), openStore(location)]);
+
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let history;
+  for (;;) {
+    try {
+      history = await FileHistory.open({ projectRoot, sessionId, store });
+      break;
+    } catch (error) {
+      if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() > deadline) throw error;
+      await new Promise((wake) => setTimeout(wake, LOCK_RETRY_MS));
+    }
+  }
+  try {
+    if (path !== undefined) {
+      await history.trackEdit(isAbsolute(path) ? path : resolve(cwd, path));
+      return;
+    }
+    const prompt = typeof event.prompt === 'string' ? event.prompt : '';
+    const messageId = randomUUID();
+    const log = store.sessionLog(sessionId);
+    const { records } = await log.read();
+    const previous = records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
+    await log.append([
+      userMessageRecord({
+        uuid: messageId,
+        parentUuid: previous === undefined ? null : (previous.uuid as string),
+        sessionId,
+        text: prompt,
+        timestamp: new Date(),
+        cwd,
+      }),
+    ]);
+    await history.makeSnapshot(messageId);
+  } finally {
+    await history.close();
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `fh hook` through the command table (when given options the short path does not read). */
+export async function run(context: CommandContext): Promise<void> {
+  await runHookFromStdin({ store: context.options.store, project: context.options.project, environment: context.environment, cwd: context.cwd });
 }

@@ -1,0 +1,55 @@
+/**
+ * `fh resume <fromSession> [--to <id>]`: carry a session's file history into a new session
+ * (`copyFileHistoryForResume`: hard links, else copies), so the resumed conversation can still
+ * rewind to the old session's turns. The new session id is printed (and is the `--to` value when
+ * given).
+ *
+ * JSON: `{ "fromSessionId", "sessionId", "projectRoot", "checkpoints", "linked", "copied",
+ * "existed", "missing": [{ "backupFileName", "references": [{ "messageId", "path" }] }],
+ * "recordsWritten" }`. Exit 3 when backups were missing (each is named; the rest was carried).
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFileHistoryForResume, parseFhSessionRecord } from '@fh/core';
+import { PartialFailureError, UsageError } from '../cli-errors.js';
+import { assertWritable } from '../claude-guard.js';
+import type { CommandContext } from '../context.js';
+
+/** Options of `fh resume`. */
+export interface ResumeOptions {
+  to?: string;
+}
+
+/** Run `fh resume`. */
+export async function run(context: CommandContext, fromSessionId: string, options: ResumeOptions): Promise<void> {
+  assertWritable(context, 'resume');
+  const store = await context.store();
+  const toSessionId = options.to ?? randomUUID();
+  const { records } = await store.sessionLog(fromSessionId).read();
+  if (records.length === 0 && (await store.listBackups(fromSessionId)).length === 0) {
+    throw new UsageError(`session "${fromSessionId}" not found in the store (fh sessions lists them)`);
+  }
+  const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
+  const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
+  const result = await copyFileHistoryForResume({ store, fromSessionId, toSessionId, projectRoot, throwOnMissing: false });
+  const document = {
+    fromSessionId,
+    sessionId: toSessionId,
+    projectRoot,
+    checkpoints: result.state.snapshots.length,
+    linked: result.linked.length,
+    copied: result.copied.length,
+    existed: result.existed.length,
+    missing: result.missing,
+    recordsWritten: result.recordsWritten,
+  };
+  context.output.result(document, () => [
+    `resumed ${fromSessionId} as ${toSessionId}: ${result.state.snapshots.length} checkpoints, ${result.linked.length} backups linked, ${result.copied.length} copied`,
+    `continue with: --session ${toSessionId}`,
+  ]);
+  if (result.missing.length > 0) {
+    throw new PartialFailureError(
+      `${result.missing.length} backup${result.missing.length === 1 ? ' is' : 's are'} missing from session ${fromSessionId}; rewinding those files to the affected turns will fail`,
+      result.missing.map((missing) => ({ path: missing.references.map((reference) => reference.path).filter((path, index, all) => all.indexOf(path) === index).join(', '), error: `backup ${missing.backupFileName} missing` })),
+    );
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `fh sessions`: every session of the store (or, with `--claude`, of the Claude Code folder),
+ * newest first, with its project, last change, number of checkpoints and bytes on disk.
+ *
+ * JSON: `{ "source": "fs:<folder>" | "claude:<configDir>", "sessions": [{ "sessionId",
+ * "projectRoot" (null when unknown), "lastModified", "checkpoints", "bytes", "backups" }] }`.
+ */
+import { resolve } from 'node:path';
+import { parseFhSessionRecord, restoreStateFromLog, type BackupStore } from '@fh/core';
+import type { CommandContext } from '../context.js';
+import { renderTable } from '../output.js';
+import { describeStoreLocation } from '../store-uri.js';
+import { formatBytes, formatTime } from '../format.js';
+
+/** One row of `fh sessions`. */
+export interface SessionRow {
+  sessionId: string;
+  projectRoot: string | null;
+  lastModified: Date;
+  checkpoints: number;
+  bytes: number;
+  backups: number;
+}
+
+/** Run `fh sessions`. */
+export async function run(context: CommandContext): Promise<void> {
+  const configDir = context.claudeConfigDir;
+  const { rows, source } = configDir !== undefined ? await claudeRows(context, configDir) : await fhRows(context);
+  const colors = context.output.colors;
+  context.output.result({ source, sessions: rows }, () =>
+    rows.length === 0
+      ? [`no sessions in ${source}`]
+      : renderTable<SessionRow>(
+          rows,
+          [
+            { header: 'session', value: (row) => row.sessionId },
+            { header: 'project', value: (row) => row.projectRoot ?? '?' },
+            { header: 'last change', value: (row) => formatTime(row.lastModified) },
+            { header: 'checkpoints', value: (row) => String(row.checkpoints), right: true },
+            { header: 'size', value: (row) => formatBytes(row.bytes), right: true },
+          ],
+          colors,
+        ),
+  );
+}
+
+async function fhRows(context: CommandContext): Promise<{ rows: SessionRow[]; source: string }> {
+  const store: BackupStore = await context.store();
+  const sessions = [...(await store.listSessions())].sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime() || a.sessionId.localeCompare(b.sessionId));
+  const progress = context.output.progress('reading sessions', sessions.length);
+  const rows: SessionRow[] = [];
+  for (const session of sessions) {
+    const { records } = await store.sessionLog(session.sessionId).read();
+    const projectRoot = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined)?.projectRoot ?? null;
+    const checkpoints = restoreStateFromLog(records, { projectRoot: projectRoot ?? resolve('/') }).snapshots.length;
+    rows.push({ sessionId: session.sessionId, projectRoot, lastModified: session.lastModified, checkpoints, bytes: session.bytes, backups: session.backups });
+    progress.tick();
+  }
+  progress.stop();
+  return { rows, source: describeStoreLocation(context.storeLocation) };
+}
+
+async function claudeRows(context: CommandContext, configDir: string): Promise<{ rows: SessionRow[]; source: string }> {
+  const { ClaudeCodeStore } = await import('@fh/store-fs');
+  const store = new ClaudeCodeStore({ configDir });
+  const sessions = await store.listClaudeSessions();
+  const progress = context.output.progress('reading Claude Code sessions', sessions.length);
+  const rows: SessionRow[] = [];
+  for (const session of sessions) {
+    let checkpoints = 0;
+    if (session.transcriptPath !== undefined) {
+      const { records } = await store.sessionLog(session.sessionId).read();
+      checkpoints = restoreStateFromLog(records, { projectRoot: session.projectPath ?? resolve('/') }).snapshots.length;
+    }
+    rows.push({
+      sessionId: session.sessionId,
+      projectRoot: session.projectPath ?? null,
+      lastModified: session.lastModified,
+      checkpoints,
+      bytes: session.bytes,
+      backups: session.backups,
+    });
+    progress.tick();
+  }
+  progress.stop();
+  return { rows, source: `claude:${configDir}` };
+}
