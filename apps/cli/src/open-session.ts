@@ -20,6 +20,7 @@ import {
 import type { ClaudeCodeStore } from '@fh/store-fs';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './context.js';
+import { describeStoreLocation } from './store-uri.js';
 
 /** A session opened for a command. Call {@link OpenedSession.close} when done. */
 export interface OpenedSession {
@@ -52,7 +53,7 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
   const sessionId = context.sessionIdOption ?? (await latestFhSession(context, store));
   const { records } = await store.sessionLog(sessionId).read();
   if (options.mustExist !== false && records.length === 0 && (await store.listBackups(sessionId)).length === 0) {
-    throw new NotFoundError(`session "${sessionId}" not found in ${context.options.store ?? 'the store'} (fh sessions lists them)`);
+    throw new NotFoundError(`session "${sessionId}" not found in ${describeStoreLocation(context.storeLocation)} (fh sessions lists them)`);
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);

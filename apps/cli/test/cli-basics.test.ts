@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { runCli, sandbox, tempFolder } from './helpers.js';
+
+describe('fh: global behaviour', () => {
+  it('prints help and the version with exit 0', async () => {
+    const home = await tempFolder();
+    const help = await runCli(['--help'], { home });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Usage: fh [options] [command]');
+    for (const command of ['track', 'snapshot', 'sessions', 'list', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook']) {
+      expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+    }
+    const version = await runCli(['--version'], { home });
+    expect(version).toEqual({ exitCode: 0, stdout: '0.0.0\n', stderr: '' });
+  });
+
+  it('exits 2 on an unknown option or command, with the error on stderr and nothing on stdout', async () => {
+    const home = await tempFolder();
+    const option = await runCli(['--bogus'], { home });
+    expect(option.exitCode).toBe(2);
+    expect(option.stdout).toBe('');
+    expect(option.stderr).toContain("error: unknown option '--bogus'");
+    const command = await runCli(['frobnicate'], { home });
+    expect(command.exitCode).toBe(2);
+    expect(command.stderr).toContain("error: unknown command 'frobnicate'");
+    const missing = await runCli(['diff'], { home });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain("error: missing required argument 'messageId'");
+  });
+
+  it('exits 2 with one JSON error document on stdout for a usage error under --json', async () => {
+    const home = await tempFolder();
+    const result = await runCli(['--json', 'demo', '--commits', 'zero'], { home });
+    expect(result.exitCode).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code: 'FH_USAGE',
+        message: 'option \'--commits <n>\' argument \'zero\' is invalid. --commits must be a whole number of at least 1, not "zero"',
+      },
+    });
+  });
+
+  it('rejects an unknown store scheme with one line naming it (exit 2)', async () => {
+    const home = await tempFolder();
+    const result = await runCli(['--store', 'ftp://x/y', '--session', 's', 'list'], { home });
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: unknown store "ftp://x/y": use fs:<folder>\n' });
+  });
+
+  it('names an unknown session in one line, no stack trace, exit 1', async () => {
+    const box = await sandbox();
+    const result = await box.fh(['--session', 'nope', 'list']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`fh: session "nope" not found in fs:${box.store} (fh sessions lists them)\n`);
+    const json = await box.fhJson<{ error: { code: string; message: string } }>(['--session', 'nope', 'list']);
+    expect(json.result.exitCode).toBe(1);
+    expect(json.json.error.code).toBe('FH_NOT_FOUND');
+  });
+
+  it('asks for a session when none is given and the project has none', async () => {
+    const box = await sandbox();
+    const result = await box.fh(['list']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `fh: no session given and none found for ${box.project}: pass --session <id> or set FH_SESSION_ID (fh sessions lists them)\n`,
+    );
+  });
+
+  it('never colours piped output, and colours it with FORCE_COLOR unless NO_COLOR is set', async () => {
+    const box = await sandbox();
+    const plain = await box.fh(['--session', 'nope', 'list']);
+    expect(plain.stderr).not.toContain('\u001b[');
+    const forced = await box.fh(['--session', 'nope', 'list'], { env: { FORCE_COLOR: '1' } });
+    expect(forced.stderr).toContain('\u001b[31mfh:\u001b[39m');
+    const vetoed = await box.fh(['--session', 'nope', 'list'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(vetoed.stderr).not.toContain('\u001b[');
+  });
+});

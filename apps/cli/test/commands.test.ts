@@ -1,0 +1,196 @@
+import { readdir, readFile, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sandbox, writeFiles, type Sandbox } from './helpers.js';
+
+const SESSION = 'session-one';
+
+/**
+ * A session of two turns: m1 (prompt "first prompt") with a.txt and run.sh tracked during it, then
+ * a.txt edited and c.txt created; m2 (prompt "second prompt"); then a.txt edited again.
+ */
+async function twoTurnSession(): Promise<Sandbox> {
+  const box = await sandbox();
+  await writeFiles(box.project, { 'a.txt': 'one\n', 'run.sh': { content: '#!/bin/sh\necho hi\n', mode: 0o755 } });
+  expect((await box.fh(['--session', SESSION, 'snapshot', 'm1', '--prompt', 'first prompt'])).exitCode).toBe(0);
+  expect((await box.fh(['--session', SESSION, 'track', 'a.txt', 'run.sh', 'c.txt'])).exitCode).toBe(0);
+  await writeFiles(box.project, { 'a.txt': 'one\ntwo\n', 'c.txt': 'new file\n' });
+  expect((await box.fh(['--session', SESSION, 'snapshot', 'm2', '--prompt', 'second prompt'])).exitCode).toBe(0);
+  await writeFiles(box.project, { 'a.txt': 'changed\n' });
+  return box;
+}
+
+describe('fh track, snapshot, list, diff, sessions', () => {
+  let box: Sandbox;
+  beforeAll(async () => {
+    box = await twoTurnSession();
+  });
+
+  it('track prints the tracking paths as JSON', async () => {
+    const other = await sandbox();
+    await writeFiles(other.project, { 'src/x.ts': 'x\n' });
+    await other.fh(['--session', 's', 'snapshot', 'm0']);
+    const { result, json } = await other.fhJson(['--session', 's', 'track', 'src/x.ts', join(other.project, 'missing.txt')]);
+    expect(result.exitCode).toBe(0);
+    expect(json).toEqual({ sessionId: 's', projectRoot: other.project, tracked: ['src/x.ts', 'missing.txt'], failed: [] });
+    expect(result.stderr).toBe('');
+  });
+
+  it('snapshot reports the files it holds and records the prompt as a user record', async () => {
+    const { json } = await box.fhJson(['--session', SESSION, 'list']);
+    expect(json).toMatchObject({ sessionId: SESSION, projectRoot: box.project });
+    const log = (await readFile(join(box.store, 'sessions', `${SESSION}.jsonl`), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    const prompts = log.filter((record) => record.type === 'user');
+    expect(prompts.map((record) => [record.uuid, record.parentUuid, record.message])).toEqual([
+      ['m1', null, { role: 'user', content: 'first prompt' }],
+      ['m2', 'm1', { role: 'user', content: 'second prompt' }],
+    ]);
+  });
+
+  it('list shows each checkpoint with its prompt and what a rewind there would change', async () => {
+    const { result, json } = await box.fhJson<{ checkpoints: Array<Record<string, unknown>> }>(['--session', SESSION, 'list']);
+    expect(result.exitCode).toBe(0);
+    expect(json.checkpoints.map(({ timestamp, ...rest }) => (expect(typeof timestamp).toBe('string'), rest))).toEqual([
+      { messageId: 'm1', prompt: 'first prompt', filesChanged: ['a.txt', 'c.txt'], insertions: 1, deletions: 2, failed: [] },
+      { messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [] },
+    ]);
+    const human = await box.fh(['--session', SESSION, 'list']);
+    expect(human.stdout).toContain('m1');
+    expect(human.stdout).toContain('first prompt');
+    expect(human.stdout).toMatch(/m2 .* second prompt +1 +\+2 -1/);
+  });
+
+  it('diff is a dry run with per-file stats, and --patch gives the unified diff to the checkpoint', async () => {
+    const before = await readFile(join(box.project, 'a.txt'), 'utf8');
+    const { result, json } = await box.fhJson<Record<string, unknown>>(['--session', SESSION, 'diff', 'm1', '--patch']);
+    expect(result.exitCode).toBe(0);
+    expect(json).toMatchObject({
+      sessionId: SESSION,
+      messageId: 'm1',
+      filesChanged: ['a.txt', 'c.txt'],
+      insertions: 1,
+      deletions: 2,
+      files: [
+        { path: 'a.txt', status: 'modified', insertions: 1, deletions: 1, binary: false },
+        { path: 'c.txt', status: 'created', insertions: 0, deletions: 1, binary: false },
+      ],
+    });
+    expect(json.patch).toBe(
+      [
+        '--- a/a.txt\tnow',
+        '+++ b/a.txt\tat m1',
+        '@@ -1,1 +1,1 @@',
+        '-changed',
+        '+one',
+        '--- a/c.txt\tnow',
+        '+++ /dev/null\tat m1',
+        '@@ -1,1 +0,0 @@',
+        '-new file',
+        '',
+      ].join('\n'),
+    );
+    expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe(before);
+    const human = await box.fh(['--session', SESSION, 'diff', 'm2']);
+    expect(human.stdout).toBe('Rewinding to m2 would change 1 file (+2 -1)\n  modified  a.txt  +2 -1\n');
+  });
+
+  it('diff --paths narrows to the named files; an untracked path is named in the error', async () => {
+    const { json } = await box.fhJson<{ filesChanged: string[] }>(['--session', SESSION, 'diff', 'm1', '--paths', 'c.txt']);
+    expect(json.filesChanged).toEqual(['c.txt']);
+    const bad = await box.fh(['--session', SESSION, 'diff', 'm1', '--paths', 'nope.txt']);
+    expect(bad.exitCode).toBe(1);
+    expect(bad.stderr).toBe(`fh: ${join(box.project, 'nope.txt')} is not a tracked file\n`);
+  });
+
+  it('diff of an unknown message id fails with one line naming it', async () => {
+    const result = await box.fh(['--session', SESSION, 'diff', 'no-such-message']);
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: 'fh: no snapshot for message "no-such-message"\n' });
+  });
+
+  it('sessions lists the session with its project, checkpoints and size', async () => {
+    const { json } = await box.fhJson<{ source: string; sessions: Array<Record<string, unknown>> }>(['sessions']);
+    expect(json.source).toBe(`fs:${box.store}`);
+    expect(json.sessions).toHaveLength(1);
+    expect(json.sessions[0]).toMatchObject({ sessionId: SESSION, projectRoot: box.project, checkpoints: 2, backups: 4 });
+    expect(json.sessions[0]?.bytes).toBeGreaterThan(0);
+  });
+
+  it('without --session, commands use the latest session of the project and say so on stderr', async () => {
+    const result = await box.fh(['--json', 'list']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).sessionId).toBe(SESSION);
+    expect(result.stderr).toBe(`fh: using session ${SESSION}, the latest of ${box.project} (pass --session to choose)\n`);
+  });
+});
+
+describe('fh track errors', () => {
+  it('rejects a path outside the project, naming it, and changes nothing (exit 1)', async () => {
+    const box = await sandbox();
+    await box.fh(['--session', 's', 'snapshot', 'm1']);
+    const result = await box.fh(['--session', 's', 'track', '../outside.txt']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(join(box.project, '..', 'outside.txt').replace('/project/..', ''));
+    expect(result.stderr.split('\n')).toHaveLength(2);
+  });
+
+  it('tracks the good paths and names each failed one (exit 3)', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'ok.txt': 'ok\n' });
+    await box.fh(['--session', 's', 'snapshot', 'm1']);
+    const { result, json } = await box.fhJson<{ tracked: string[]; failed: Array<{ path: string }> }>(['--session', 's', 'track', 'ok.txt', '../outside.txt']);
+    expect(result.exitCode).toBe(3);
+    expect(json.tracked).toEqual(['ok.txt']);
+    expect(json.failed.map((failure) => failure.path)).toEqual(['../outside.txt']);
+    expect(result.stderr).toMatch(/^fh: 1 of 2 paths were not tracked\n {2}\.\.\/outside\.txt: .+\n$/);
+  });
+});
+
+describe('fh resume and cleanup', () => {
+  it('resume carries the file history into a new session that can rewind', async () => {
+    const box = await twoTurnSession();
+    const { result, json } = await box.fhJson<Record<string, unknown>>(['resume', SESSION, '--to', 'session-two']);
+    expect(result.exitCode).toBe(0);
+    expect(json).toMatchObject({ fromSessionId: SESSION, sessionId: 'session-two', projectRoot: box.project, checkpoints: 2, missing: [] });
+    expect((json.linked as number) + (json.copied as number)).toBe(4);
+    const list = await box.fhJson<{ checkpoints: Array<{ messageId: string; prompt: string }> }>(['--session', 'session-two', 'list']);
+    expect(list.json.checkpoints.map((checkpoint) => [checkpoint.messageId, checkpoint.prompt])).toEqual([
+      ['m1', 'first prompt'],
+      ['m2', 'second prompt'],
+    ]);
+  });
+
+  it('resume of an unknown session fails naming it (exit 2)', async () => {
+    const box = await sandbox();
+    const result = await box.fh(['resume', 'ghost']);
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: session "ghost" not found in the store (fh sessions lists them)\n' });
+  });
+
+  it('cleanup removes sessions older than the limit and keeps recent ones', async () => {
+    const box = await twoTurnSession();
+    await box.fh(['--session', 'recent', 'snapshot', 'r1']);
+    const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    const age = async (folder: string): Promise<void> => {
+      for (const entry of await readdir(folder, { withFileTypes: true })) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) await age(path);
+        if (path.includes(SESSION)) await utimes(path, old, old);
+      }
+    };
+    await age(box.store);
+    const dry = await box.fhJson<{ removed: Array<{ sessionId: string }>; kept: Array<{ sessionId: string; reason: string }> }>(['cleanup', '--dry-run']);
+    expect(dry.json.removed.map((session) => session.sessionId)).toEqual([SESSION]);
+    expect(dry.json.kept).toEqual([{ sessionId: 'recent', reason: 'recent' }]);
+    expect((await box.fhJson<{ sessions: unknown[] }>(['sessions'])).json.sessions).toHaveLength(2);
+    const real = await box.fhJson<{ removed: Array<{ sessionId: string }> }>(['cleanup']);
+    expect(real.json.removed.map((session) => session.sessionId)).toEqual([SESSION]);
+    const after = await box.fhJson<{ sessions: Array<{ sessionId: string }> }>(['sessions']);
+    expect(after.json.sessions.map((session) => session.sessionId)).toEqual(['recent']);
+  });
+
+  it('cleanup rejects a negative age as a usage error', async () => {
+    const box = await sandbox();
+    const result = await box.fh(['cleanup', '--older-than', '-3']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--older-than must be a number of 0 or more, not "-3"');
+  });
+});

@@ -1,0 +1,172 @@
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliPath, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
+
+const SESSION = '5d0c6a52-1c1e-4c36-9d55-3b0f5b7b1e01';
+
+/** A recorded hook event with the sandbox's paths and session filled in. */
+async function event(name: string, box: Sandbox, session = SESSION): Promise<string> {
+  const text = await readFile(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8');
+  return text.replaceAll('__PROJECT__', box.project).replaceAll('__HOME__', box.home).replaceAll('__SESSION__', session);
+}
+
+/** Run `fh hook` as Claude Code does: the event on stdin, CLAUDE_PROJECT_DIR set, default store in HOME. */
+function hook(box: Sandbox, input: string, args: readonly string[] = ['hook']) {
+  return runCli(args, { home: box.home, cwd: box.project, input, env: { CLAUDE_PROJECT_DIR: box.project } });
+}
+
+/** fh over the hook's default store (~/.fh of the sandbox HOME). */
+function fhHome(box: Sandbox, args: readonly string[]) {
+  return runCli(['--json', '--session', SESSION, ...args], { home: box.home, cwd: box.project });
+}
+
+describe('fh hook', () => {
+  it('records each turn and backs up every file the agent writes, printing nothing', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, {
+      'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 },
+      'README.md': '# Project\n',
+      'analysis.ipynb': '{"cells":[]}\n',
+    });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho build --verbose\n', mode: 0o755 } });
+    expect(await hook(box, await event('pre-tool-use-write', box))).toEqual(quiet);
+    await writeFiles(box.project, { 'src/new-module.ts': 'export const answer = 42;\n' });
+    expect(await hook(box, await event('pre-tool-use-multi-edit', box))).toEqual(quiet);
+    await writeFiles(box.project, { 'README.md': '# Project\n\nUse --verbose for details.\n' });
+    expect(await hook(box, await event('pre-tool-use-notebook-edit', box))).toEqual(quiet);
+    await writeFiles(box.project, { 'analysis.ipynb': '{"cells":[1]}\n' });
+    expect(await hook(box, await event('pre-tool-use-bash', box))).toEqual(quiet);
+    expect(await hook(box, await event('post-tool-use-write', box))).toEqual(quiet);
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now document it');
+    expect(await hook(box, second)).toEqual(quiet);
+
+    const list = await fhHome(box, ['list']);
+    expect(list.exitCode).toBe(0);
+    const checkpoints = JSON.parse(list.stdout).checkpoints as Array<{ messageId: string; prompt: string; filesChanged: string[] }>;
+    expect(checkpoints.map((checkpoint) => checkpoint.prompt)).toEqual(['Add a --verbose flag to the build script', 'Now document it']);
+    expect(checkpoints[0]?.filesChanged).toEqual(['README.md', 'analysis.ipynb', 'build.sh', 'src/new-module.ts']);
+    expect(checkpoints[1]?.filesChanged).toEqual([]);
+    expect(checkpoints[0]?.messageId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const diff = await fhHome(box, ['diff', checkpoints[0]?.messageId as string]);
+    expect(JSON.parse(diff.stdout).files).toEqual([
+      { path: 'README.md', status: 'modified', insertions: 0, deletions: 2, binary: false },
+      { path: 'analysis.ipynb', status: 'modified', insertions: 1, deletions: 1, binary: false },
+      { path: 'build.sh', status: 'modified', insertions: 1, deletions: 1, binary: false },
+      { path: 'src/new-module.ts', status: 'created', insertions: 0, deletions: 1, binary: false },
+    ]);
+    const backups = await readdir(join(box.home, '.fh', 'file-history', SESSION));
+    expect(backups).toHaveLength(3);
+  });
+
+  it('never blocks the agent: bad input and failures go to stderr with exit 0', async () => {
+    const box = await sandbox();
+    expect(await hook(box, 'not json')).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: stdin is not JSON: "not json"\n' });
+    expect(await hook(box, '[1,2]')).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: the hook event is not a JSON object\n' });
+    expect(await hook(box, '{"hook_event_name":"UserPromptSubmit","prompt":"x"}')).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: 'fh hook: the hook event has no session_id\n',
+    });
+    expect(await hook(box, '{"hook_event_name":"PreToolUse","tool_name":"Write","session_id":"s","tool_input":{}}')).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: 'fh hook: Write event has no tool_input.file_path\n',
+    });
+    await hook(box, await event('user-prompt-submit', box));
+    const outside = await hook(box, await event('pre-tool-use-write-outside', box));
+    expect(outside.exitCode).toBe(0);
+    expect(outside.stdout).toBe('');
+    expect(outside.stderr).toMatch(/^fh hook: .*\.bashrc.*\n$/);
+    expect(await hook(box, '{"hook_event_name":"Stop","session_id":"s"}')).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+  });
+
+  it('takes --store and --project before the command', async () => {
+    const box = await sandbox();
+    const result = await runCli(['--store', `fs:${box.store}`, '--project', box.project, 'hook'], {
+      home: box.home,
+      cwd: box.home,
+      input: await event('user-prompt-submit', box),
+    });
+    expect(result).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    const list = await box.fhJson<{ checkpoints: Array<{ prompt: string }> }>(['--session', SESSION, 'list']);
+    expect(list.json.checkpoints.map((checkpoint) => checkpoint.prompt)).toEqual(['Add a --verbose flag to the build script']);
+  });
+});
+
+describe('fh hook install', () => {
+  const expectedCommand = `${process.execPath} ${cliPath} hook`;
+  const fhHooks = (command: string) => ({
+    PreToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command }] }],
+    UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }],
+  });
+
+  it('--print shows the hook entries and writes nothing', async () => {
+    const box = await sandbox();
+    const { result, json } = await box.fhJson(['hook', 'install', '--print']);
+    expect(result.exitCode).toBe(0);
+    expect(json).toEqual({ hooks: fhHooks(`${process.execPath} ${cliPath} --store fs:${box.store} hook`) });
+    await expect(stat(join(box.project, '.claude'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('merges into the project settings, keeping other hooks and a copy of the previous file', async () => {
+    const box = await sandbox();
+    const previous = {
+      model: 'opus',
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'notify.sh' }] }],
+      },
+    };
+    const previousText = `${JSON.stringify(previous, null, 2)}\n`;
+    await mkdir(join(box.project, '.claude'));
+    await writeFile(join(box.project, '.claude', 'settings.json'), previousText);
+    const install = await runCli(['hook', 'install', '--json'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(0);
+    const report = JSON.parse(install.stdout);
+    expect(report).toMatchObject({ settingsPath: join(box.project, '.claude', 'settings.json'), changed: true, command: expectedCommand });
+    expect(await readFile(report.backupPath, 'utf8')).toBe(previousText);
+    const settings = JSON.parse(await readFile(join(box.project, '.claude', 'settings.json'), 'utf8'));
+    expect(settings).toEqual({
+      model: 'opus',
+      hooks: {
+        PreToolUse: [previous.hooks.PreToolUse[0], fhHooks(expectedCommand).PreToolUse[0]],
+        Stop: previous.hooks.Stop,
+        UserPromptSubmit: fhHooks(expectedCommand).UserPromptSubmit,
+      },
+    });
+    const again = await runCli(['hook', 'install', '--json'], { home: box.home, cwd: box.project });
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, backupPath: null });
+    expect((await readdir(join(box.project, '.claude'))).filter((name) => name.endsWith('.bak'))).toHaveLength(1);
+  });
+
+  it('--scope user writes ~/.claude/settings.json', async () => {
+    const box = await sandbox();
+    const install = await runCli(['hook', 'install', '--scope', 'user'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(0);
+    expect(install.stdout).toBe(`Added fh hooks to ${join(box.home, '.claude', 'settings.json')}\nHook command: ${expectedCommand}\n`);
+    expect(JSON.parse(await readFile(join(box.home, '.claude', 'settings.json'), 'utf8'))).toEqual({ hooks: fhHooks(expectedCommand) });
+  });
+
+  it('refuses a settings file that is not JSON and leaves it as it was (exit 2)', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.project, '.claude'));
+    await writeFile(join(box.project, '.claude', 'settings.json'), '{ "hooks": ');
+    const install = await runCli(['hook', 'install'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(2);
+    expect(install.stderr).toMatch(/^fh: .*settings\.json is not valid JSON \(.*\); fix it by hand first\n$/);
+    expect(await readFile(join(box.project, '.claude', 'settings.json'), 'utf8')).toBe('{ "hooks": ');
+    expect(await readdir(join(box.project, '.claude'))).toEqual(['settings.json']);
+  });
+
+  it('rejects an unknown scope (exit 2)', async () => {
+    const box = await sandbox();
+    const install = await runCli(['hook', 'install', '--scope', 'team'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(2);
+    expect(install.stderr).toContain("argument 'team' is invalid. Allowed choices are project, user.");
+  });
+});

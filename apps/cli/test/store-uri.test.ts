@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../src/cli-errors.js';
+import { defaultStoreUri, parseStoreUri } from '../src/store-uri.js';
+
+const context = { cwd: '/work/project', home: '/home/me' };
+
+describe('store URIs', () => {
+  it('reads fs:<folder> with absolute, relative and ~ folders', () => {
+    expect(parseStoreUri('fs:/var/fh', context)).toEqual({ kind: 'fs', folder: '/var/fh' });
+    expect(parseStoreUri('fs:store', context)).toEqual({ kind: 'fs', folder: '/work/project/store' });
+    expect(parseStoreUri('fs:~/.fh', context)).toEqual({ kind: 'fs', folder: '/home/me/.fh' });
+    expect(parseStoreUri('fs:~', context)).toEqual({ kind: 'fs', folder: '/home/me' });
+    expect(parseStoreUri('FS:/x/../y', context)).toEqual({ kind: 'fs', folder: '/y' });
+  });
+
+  it('reads a bare folder as an fs store', () => {
+    expect(parseStoreUri('/var/fh', context)).toEqual({ kind: 'fs', folder: '/var/fh' });
+    expect(parseStoreUri('./fh-store', context)).toEqual({ kind: 'fs', folder: '/work/project/fh-store' });
+  });
+
+  it('rejects an unknown scheme and an empty folder with a usage error naming the value', () => {
+    expect(() => parseStoreUri('ftp://host/x', context)).toThrow(new UsageError('unknown store "ftp://host/x": use fs:<folder>'));
+    expect(() => parseStoreUri('fs:', context)).toThrow(new UsageError('store "fs:" names no folder: use fs:<folder>'));
+  });
+
+  it('defaults to $FH_HOME, else ~/.fh', () => {
+    expect(defaultStoreUri({ FH_HOME: '/data/fh' })).toBe('fs:/data/fh');
+    expect(defaultStoreUri({ FH_HOME: '' })).toBe('fs:~/.fh');
+    expect(defaultStoreUri({})).toBe('fs:~/.fh');
+  });
+});
