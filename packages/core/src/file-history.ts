@@ -18,7 +18,7 @@ import {
 } from './file-history-context.js';
 import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './diff-stats.js';
 import { fileHistoryMakeSnapshot } from './make-snapshot.js';
-import { RecordQueue } from './record-queue.js';
+import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
 import { snapshotRecord } from './records.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind.js';
@@ -142,7 +142,7 @@ export class FileHistory implements FileHistoryReader {
     const disabledByEnv = ['1', 'true'].includes((env[DISABLE_ENV_VARIABLE] ?? '').trim().toLowerCase());
     const enabled = options.enabled !== false && !disabledByEnv;
     const log = enabled && options.log !== false ? (options.log ?? options.store.sessionLog(options.sessionId)) : undefined;
-    const records = log === undefined ? undefined : new RecordQueue(log);
+    const records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
     const context = createFileHistoryContext({
       projectRoot: options.projectRoot,
       sessionId: options.sessionId,

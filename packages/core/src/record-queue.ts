@@ -2,7 +2,8 @@
  * Ordered, group-committed appends to a session log. Records are queued in the order the state
  * commits happen (synchronously at commit), and written in that order; records queued while a
  * write is in flight go out together in the next `append`, so concurrent `trackEdit`s share one
- * durable write instead of paying one each.
+ * durable write instead of paying one each. An optional `coalesce` step may drop records of a
+ * batch that later records of the same batch supersede.
  */
 import type { LogRecord, SessionLog } from './store.js';
 
@@ -17,7 +18,14 @@ export class RecordQueue {
   private pending: Pending[] = [];
   private draining: Promise<void> | undefined;
 
-  constructor(private readonly log: SessionLog) {}
+  /**
+   * `coalesce` maps a batch to the records actually written (same order, superseded ones left
+   * out); the promises of dropped records resolve with the batch. Default: write all.
+   */
+  constructor(
+    private readonly log: SessionLog,
+    private readonly coalesce: (batch: LogRecord[]) => LogRecord[] = (batch) => batch,
+  ) {}
 
   /**
    * Queue `record` behind every record queued before it. Resolves once it is durable in the log;
@@ -41,7 +49,7 @@ export class RecordQueue {
       const batch = this.pending;
       this.pending = [];
       try {
-        await this.log.append(batch.map((entry) => entry.record));
+        await this.log.append(this.coalesce(batch.map((entry) => entry.record)));
         for (const entry of batch) entry.resolve();
       } catch (error) {
         for (const entry of batch) entry.reject(error);
@@ -49,4 +57,28 @@ export class RecordQueue {
     }
     this.draining = undefined;
   }
+}
+
+/**
+ * Coalesce `file-history-snapshot` records: an update record (`isSnapshotUpdate: true`) is left
+ * out when a later update of the same snapshot (same `messageId`, with no new snapshot of that id
+ * made in between) follows in the batch, because each update carries the whole snapshot and the
+ * later one includes everything the earlier one did. Other records are kept as they are.
+ */
+export function coalesceSnapshotUpdates(batch: LogRecord[]): LogRecord[] {
+  const kept: LogRecord[] = [];
+  const updated = new Set<unknown>();
+  for (let index = batch.length - 1; index >= 0; index -= 1) {
+    const record = batch[index] as LogRecord;
+    if (record.type === 'file-history-snapshot') {
+      if (record.isSnapshotUpdate === true) {
+        if (updated.has(record.messageId)) continue;
+        updated.add(record.messageId);
+      } else {
+        updated.delete(record.messageId);
+      }
+    }
+    kept.push(record);
+  }
+  return kept.reverse();
 }

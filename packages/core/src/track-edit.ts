@@ -5,20 +5,22 @@
  * 1. Capture the state. If the most recent snapshot already tracks the file, return: its backup
  *    there is the file as it was before this turn's first edit.
  * 2. Outside any state update, copy the file into the store (or note `null` when it does not exist
- *    yet, so a rewind deletes a file the agent created).
+ *    yet, so a rewind deletes a file the agent created). The copy runs under the context's
+ *    concurrency limit, so thousands of concurrent calls never exhaust file descriptors.
  * 3. Commit with a re-check: attach the backup to the most recent snapshot, unless another
  *    `trackEdit` won meanwhile; then the now unused backup object is deleted (no orphan).
+ *    Commits finishing together are applied in one batch (see `attach-backups.ts`).
  *
  * With no snapshot yet there is no turn to attach the backup to, and the seed returns without
  * doing anything (it logs "Missing most recent snapshot"); so does fh. A host makes a snapshot at
  * each user turn before the agent acts, so this only happens when a host skips that step.
  */
+import { attachBackup } from './attach-backups.js';
 import { OutsideRootError } from './errors.js';
 import { createBackup } from './create-backup.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
 import { isBackupReferenced, nextVersion } from './state-queries.js';
-import type { FileHistorySnapshot, FileHistoryState } from './types.js';
 
 /**
  * Call before an agent writes `path` (absolute, or relative to the project root). Resolves once the
@@ -38,27 +40,14 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
   const mostRecent = captured?.snapshots.at(-1);
   if (captured === undefined || mostRecent === undefined || mostRecent.trackedFileBackups[trackingPath] !== undefined) return;
 
-  const backup = await createBackup(context, absolutePath, nextVersion(captured, trackingPath));
+  const backup = await context.limit(() => createBackup(context, absolutePath, nextVersion(captured, trackingPath)));
 
-  let committed: FileHistorySnapshot | undefined;
-  let finalState: FileHistoryState | undefined;
-  updateState((state) => {
-    finalState = state;
-    const latest = state.snapshots.at(-1);
-    if (latest === undefined || latest.trackedFileBackups[trackingPath] !== undefined) return state;
-    committed = { ...latest, trackedFileBackups: { ...latest.trackedFileBackups, [trackingPath]: backup } };
-    const snapshots = state.snapshots.slice(0, -1);
-    snapshots.push(committed);
-    const trackedFiles = state.trackedFiles.has(trackingPath) ? state.trackedFiles : new Set(state.trackedFiles).add(trackingPath);
-    finalState = { ...state, snapshots, trackedFiles };
-    return finalState;
-  });
-
-  if (committed !== undefined) {
-    await context.recordSnapshot?.(committed, true);
+  const outcome = await attachBackup(updateState, context, trackingPath, backup);
+  if (outcome.attached) {
+    await outcome.recorded;
     return;
   }
-  if (backup.backupFileName !== null && (finalState === undefined || !isBackupReferenced(finalState, backup.backupFileName))) {
+  if (backup.backupFileName !== null && (outcome.state === undefined || !isBackupReferenced(outcome.state, backup.backupFileName))) {
     await context.store.deleteBackup(context.sessionId, backup.backupFileName);
   }
 }

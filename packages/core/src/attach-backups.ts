@@ -1,0 +1,95 @@
+/**
+ * Phase 3 of `trackEdit` (seed 000 §5), batched: backups that finish in the same turn of the event
+ * loop are attached to the most recent snapshot in one state update and one snapshot record,
+ * instead of one copy of the snapshot (and one record) each. Thousands of concurrent `trackEdit`s
+ * then cost a few state updates rather than one per file, which would be quadratic in the number
+ * of tracked files. Each attachment is still re-checked on its own: the first backup of a file
+ * wins and later ones for that file are reported as lost.
+ */
+import type { FileHistoryContext, FileHistoryStateUpdater } from './file-history-context.js';
+import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from './types.js';
+
+/** How one attachment ended. */
+export type AttachOutcome =
+  /** Attached; `recorded` resolves when the updated snapshot is durable in the log. */
+  | { attached: true; recorded: Promise<void> }
+  /** Another backup of the file was attached first (or the updater is a no-op); `state` is the state after the update. */
+  | { attached: false; state: FileHistoryState | undefined };
+
+interface PendingAttach {
+  trackingPath: string;
+  backup: FileHistoryBackup;
+  settle(outcome: AttachOutcome): void;
+}
+
+interface PendingBatch {
+  context: FileHistoryContext;
+  items: PendingAttach[];
+}
+
+/** Attachments waiting for the next flush, per state updater. */
+const pendingBatches = new WeakMap<FileHistoryStateUpdater, PendingBatch>();
+
+/**
+ * Attach `backup` as `trackingPath`'s entry in the most recent snapshot, unless that snapshot
+ * already has one by the time the batch is committed (checked per attachment, in call order).
+ */
+export function attachBackup(
+  updateState: FileHistoryStateUpdater,
+  context: FileHistoryContext,
+  trackingPath: string,
+  backup: FileHistoryBackup,
+): Promise<AttachOutcome> {
+  let batch = pendingBatches.get(updateState);
+  if (batch === undefined) {
+    batch = { context, items: [] };
+    pendingBatches.set(updateState, batch);
+    setImmediate(() => flush(updateState));
+  }
+  const items = batch.items;
+  return new Promise((settle) => items.push({ trackingPath, backup, settle }));
+}
+
+function flush(updateState: FileHistoryStateUpdater): void {
+  const batch = pendingBatches.get(updateState);
+  pendingBatches.delete(updateState);
+  if (batch === undefined) return;
+  const won = new Set<PendingAttach>();
+  let committed: FileHistorySnapshot | undefined;
+  let finalState: FileHistoryState | undefined;
+  try {
+    updateState((state) => {
+      finalState = state;
+      const latest = state.snapshots.at(-1);
+      if (latest === undefined) return state;
+      let backups: Record<string, FileHistoryBackup> | undefined;
+      let trackedFiles: Set<string> | undefined;
+      for (const item of batch.items) {
+        if ((backups ?? latest.trackedFileBackups)[item.trackingPath] !== undefined) continue;
+        backups ??= { ...latest.trackedFileBackups };
+        backups[item.trackingPath] = item.backup;
+        if (!state.trackedFiles.has(item.trackingPath)) {
+          trackedFiles ??= new Set(state.trackedFiles);
+          trackedFiles.add(item.trackingPath);
+        }
+        won.add(item);
+      }
+      if (backups === undefined) return state;
+      committed = { ...latest, trackedFileBackups: backups };
+      const snapshots = state.snapshots.slice(0, -1);
+      snapshots.push(committed);
+      finalState = { ...state, snapshots, trackedFiles: trackedFiles ?? state.trackedFiles };
+      return finalState;
+    });
+  } catch (error) {
+    const failed = Promise.reject(error);
+    failed.catch(() => undefined);
+    for (const item of batch.items) item.settle({ attached: true, recorded: failed });
+    return;
+  }
+  const recorded = committed === undefined ? Promise.resolve() : (batch.context.recordSnapshot?.(committed, true) ?? Promise.resolve());
+  recorded.catch(() => undefined);
+  for (const item of batch.items) {
+    item.settle(won.has(item) ? { attached: true, recorded } : { attached: false, state: finalState });
+  }
+}

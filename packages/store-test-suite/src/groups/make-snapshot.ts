@@ -1,0 +1,188 @@
+/** Issue 2 rule 2: makeSnapshot reuses, versions, nulls, marks failures, evicts, counts. */
+import { MAX_SNAPSHOTS, UnavailableError, type BackupStore, type FileHistory } from '@fh/core';
+import { describe, expect, it } from 'vitest';
+import type { Workspace } from '../workspace.js';
+
+/** A store whose putBackup fails for backup names `shouldFail` accepts (fault injection). */
+export function storeFailingPuts(store: BackupStore, shouldFail: (backupFileName: string) => boolean): BackupStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'putBackup') {
+        return async (sessionId: string, backupFileName: string, sourcePath: string) => {
+          if (shouldFail(backupFileName)) throw new UnavailableError('injected fault: the disk is full');
+          return target.putBackup(sessionId, backupFileName, sourcePath);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function versions(history: FileHistory): Array<Record<string, string>> {
+  return history.state.snapshots.map((snapshot) =>
+    Object.fromEntries(
+      Object.entries(snapshot.trackedFileBackups).map(([path, backup]) => [path, backup.backupFileName === null ? `null@v${backup.version}` : `v${backup.version}`]),
+    ),
+  );
+}
+
+export function makeSnapshotTests(workspace: () => Workspace): void {
+  describe('makeSnapshot (rule 2)', () => {
+    it('reuses unchanged backups and makes a new version only for changed files (seed 004 §3.2 example)', async () => {
+      const w = workspace();
+      await w.write('A', 'a1\n');
+      await w.write('B', 'b1\n');
+      await w.write('C', 'c1\n');
+      const history = await w.open();
+      await history.makeSnapshot('m0');
+      for (const file of ['A', 'B', 'C']) await history.trackEdit(file);
+      await history.makeSnapshot('m1');
+      expect(Object.keys(await w.backups())).toHaveLength(3);
+      await w.write('A', 'a2 changed\n');
+      await history.makeSnapshot('m2');
+      expect(Object.keys(await w.backups())).toHaveLength(4);
+      await w.write('C', 'c2 changed\n');
+      await history.makeSnapshot('m3');
+      expect(Object.keys(await w.backups())).toHaveLength(5);
+      await history.makeSnapshot('m4');
+
+      expect(versions(history).slice(1)).toEqual([
+        { A: 'v1', B: 'v1', C: 'v1' },
+        { A: 'v2', B: 'v1', C: 'v1' },
+        { A: 'v2', B: 'v1', C: 'v2' },
+        { A: 'v2', B: 'v1', C: 'v2' },
+      ]);
+      expect(await w.backups()).toEqual({
+        [w.backupName('A', 1)]: { text: 'a1\n', mode: 0o644 },
+        [w.backupName('A', 2)]: { text: 'a2 changed\n', mode: 0o644 },
+        [w.backupName('B', 1)]: { text: 'b1\n', mode: 0o644 },
+        [w.backupName('C', 1)]: { text: 'c1\n', mode: 0o644 },
+        [w.backupName('C', 2)]: { text: 'c2 changed\n', mode: 0o644 },
+      });
+    });
+
+    it('records a deleted tracked file as null and a file brought back as a new version', async () => {
+      const w = workspace();
+      await w.write('gone.txt', 'here\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('gone.txt');
+      await w.fs.unlink(w.path('gone.txt'));
+      await history.makeSnapshot('m2');
+      await history.makeSnapshot('m3');
+      await w.write('gone.txt', 'back again\n');
+      await history.makeSnapshot('m4');
+
+      expect(versions(history)).toEqual([{ 'gone.txt': 'v1' }, { 'gone.txt': 'null@v2' }, { 'gone.txt': 'null@v2' }, { 'gone.txt': 'v3' }]);
+      expect(await w.backups()).toEqual({
+        [w.backupName('gone.txt', 1)]: { text: 'here\n', mode: 0o644 },
+        [w.backupName('gone.txt', 3)]: { text: 'back again\n', mode: 0o644 },
+      });
+    });
+
+    it('marks a failed backup on the entry instead of reusing the older version, and rewind reports it as failed', async () => {
+      const w = workspace();
+      await w.write('fragile.txt', 'version one\n');
+      await w.write('sturdy.txt', 'sturdy one\n');
+      const failing = storeFailingPuts(w.store, (name) => name === w.backupName('fragile.txt', 2));
+      const history = await w.open({ store: failing });
+      await history.makeSnapshot('m1');
+      await history.trackEdit('fragile.txt');
+      await history.trackEdit('sturdy.txt');
+      await w.write('fragile.txt', 'version two, longer\n');
+      await w.write('sturdy.txt', 'sturdy two, longer\n');
+      await history.makeSnapshot('m2');
+
+      const entry = history.state.snapshots[1]?.trackedFileBackups['fragile.txt'];
+      expect(entry).toMatchObject({ backupFileName: w.backupName('fragile.txt', 2), version: 2, error: 'injected fault: the disk is full' });
+      expect(history.state.snapshots[1]?.trackedFileBackups['sturdy.txt']).toMatchObject({ version: 2 });
+      expect(entry?.error).toBeDefined();
+
+      await w.write('fragile.txt', 'version three\n');
+      await w.write('sturdy.txt', 'sturdy three\n');
+      const result = await history.rewind('m2');
+      expect(result.restored).toEqual(['sturdy.txt']);
+      expect(result.failed.map((failure) => failure.path)).toEqual(['fragile.txt']);
+      expect(result.failed[0]?.error.message).toBe('fragile.txt: its backup at this snapshot failed: injected fault: the disk is full');
+      expect(await w.text('fragile.txt')).toBe('version three\n');
+      expect(await w.text('sturdy.txt')).toBe('sturdy two, longer\n');
+
+      await history.makeSnapshot('m3');
+      expect(history.state.snapshots[2]?.trackedFileBackups['fragile.txt']).toMatchObject({ backupFileName: w.backupName('fragile.txt', 3), version: 3 });
+      expect(history.state.snapshots[2]?.trackedFileBackups['fragile.txt']?.error).toBeUndefined();
+    });
+
+    it(`keeps the newest ${MAX_SNAPSHOTS} snapshots and snapshotSequence keeps counting past the cap`, async () => {
+      const w = workspace();
+      await w.write('counter.txt', '0\n');
+      const history = await w.open({ log: false });
+      await history.makeSnapshot('m1');
+      await history.trackEdit('counter.txt');
+      for (let turn = 2; turn <= 105; turn += 1) {
+        if (turn % 10 === 0) await w.write('counter.txt', `${turn}\n`);
+        await history.makeSnapshot(`m${turn}`);
+      }
+      expect(history.state.snapshots).toHaveLength(MAX_SNAPSHOTS);
+      expect(history.state.snapshots[0]?.messageId).toBe('m6');
+      expect(history.state.snapshots.at(-1)?.messageId).toBe('m105');
+      expect(history.state.snapshotSequence).toBe(105);
+      expect(history.canRestore('m5')).toBe(false);
+      expect(history.canRestore('m6')).toBe(true);
+      await expect(history.rewind('m5')).rejects.toThrow('no snapshot for message "m5"');
+
+      await history.rewind('m15');
+      expect(await w.text('counter.txt')).toBe('10\n');
+    });
+
+    it('writes each snapshot to the session log as a file-history-snapshot record', async () => {
+      const w = workspace();
+      await w.write('logged.txt', 'x\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('logged.txt');
+      await w.write('logged.txt', 'xy\n');
+      const snapshot = await history.makeSnapshot('m2');
+      const { records, skipped } = await w.store.sessionLog(w.sessionId).read();
+      expect(skipped).toEqual([]);
+      expect(records.at(-1)).toEqual({
+        type: 'file-history-snapshot',
+        messageId: 'm2',
+        isSnapshotUpdate: false,
+        snapshot: JSON.parse(JSON.stringify(snapshot)),
+      });
+    });
+
+    it('emits snapshotFilesChanged with the old and new bytes of each changed file', async () => {
+      const w = workspace();
+      await w.write('seen.txt', 'old text\n');
+      await w.write('same.txt', 'same\n');
+      const history = await w.open();
+      const events: unknown[] = [];
+      const unsubscribe = history.on('snapshotFilesChanged', (event) => {
+        events.push(event);
+      });
+      await history.makeSnapshot('m1');
+      await history.trackEdit('seen.txt');
+      await history.trackEdit('same.txt');
+      await history.trackEdit('born.txt');
+      await w.write('seen.txt', 'new text\n');
+      await w.write('born.txt', 'born\n');
+      await history.makeSnapshot('m2');
+      unsubscribe();
+      await w.write('seen.txt', 'unobserved\n');
+      await history.makeSnapshot('m3');
+
+      expect(events).toEqual([
+        {
+          messageId: 'm2',
+          previousMessageId: 'm1',
+          files: [
+            { path: 'born.txt', oldContent: null, newContent: new Uint8Array(Buffer.from('born\n')) },
+            { path: 'seen.txt', oldContent: new Uint8Array(Buffer.from('old text\n')), newContent: new Uint8Array(Buffer.from('new text\n')) },
+          ],
+        },
+      ]);
+    });
+  });
+}

@@ -1,0 +1,112 @@
+/** Issue 2 rule 1: trackEdit is three-phase, keeps v1, records null for new files, leaves no orphan. */
+import { OutsideRootError, restoreStateFromLog } from '@fh/core';
+import { describe, expect, it } from 'vitest';
+import type { Workspace } from '../workspace.js';
+
+export function trackEditTests(workspace: () => Workspace): void {
+  describe('trackEdit (rule 1)', () => {
+    it('backs a file up before its first edit and attaches the backup to the latest snapshot', async () => {
+      const w = workspace();
+      await w.write('src/app.ts', 'export const a = 1;\n', 0o640);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('src/app.ts');
+
+      const entry = history.state.snapshots[0]?.trackedFileBackups['src/app.ts'];
+      expect(entry).toMatchObject({ backupFileName: w.backupName('src/app.ts', 1), version: 1, size: 20, mode: 0o640 });
+      expect(entry?.backupTime).toBeInstanceOf(Date);
+      expect([...history.state.trackedFiles]).toEqual(['src/app.ts']);
+      expect(await w.backups()).toEqual({ [w.backupName('src/app.ts', 1)]: { text: 'export const a = 1;\n', mode: 0o640 } });
+    });
+
+    it('never overwrites v1 when the file is edited again in the same turn', async () => {
+      const w = workspace();
+      await w.write('notes.md', 'original\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('notes.md');
+      await w.write('notes.md', 'first agent edit\n');
+      await history.trackEdit('notes.md');
+      await w.write('notes.md', 'second agent edit\n');
+
+      expect(await w.backups()).toEqual({ [w.backupName('notes.md', 1)]: { text: 'original\n', mode: 0o644 } });
+      expect(history.state.snapshots[0]?.trackedFileBackups['notes.md']?.version).toBe(1);
+    });
+
+    it('records null for a file that does not exist yet, so rewind deletes the file the agent creates', async () => {
+      const w = workspace();
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('src/new-file.ts');
+      expect(history.state.snapshots[0]?.trackedFileBackups['src/new-file.ts']).toMatchObject({ backupFileName: null, version: 1 });
+      expect(await w.backups()).toEqual({});
+
+      await w.write('src/new-file.ts', 'created by the agent\n');
+      const result = await history.rewind('m1');
+      expect(result).toEqual({ messageId: 'm1', restored: [], deleted: ['src/new-file.ts'], skipped: [], failed: [] });
+      expect(await w.bytes('src/new-file.ts')).toBeNull();
+    });
+
+    it('two concurrent trackEdit calls on one file make exactly one v1 and leave no orphan', async () => {
+      const w = workspace();
+      await w.write('race.txt', 'before the race\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await Promise.all([history.trackEdit('race.txt'), history.trackEdit(w.path('race.txt')), history.trackEdit('./race.txt')]);
+
+      expect(await w.backups()).toEqual({ [w.backupName('race.txt', 1)]: { text: 'before the race\n', mode: 0o644 } });
+      expect(history.state.snapshots[0]?.trackedFileBackups['race.txt']).toMatchObject({ backupFileName: w.backupName('race.txt', 1), version: 1 });
+    });
+
+    it('does nothing before the first snapshot, as the seed does (there is no turn to attach to)', async () => {
+      const w = workspace();
+      await w.write('early.txt', 'early\n');
+      const history = await w.open();
+      await history.trackEdit('early.txt');
+      expect(history.state).toEqual({ snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 });
+      expect(await w.backups()).toEqual({});
+    });
+
+    it('rejects a path outside the project root with an error naming it, and writes nothing', async () => {
+      const w = workspace();
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await expect(history.trackEdit('../escape.txt')).rejects.toThrow(OutsideRootError);
+      await expect(history.trackEdit('../escape.txt')).rejects.toThrow(`../escape.txt is outside the project root ${w.root}`);
+      await expect(history.trackEdit('/etc/passwd')).rejects.toThrow(`/etc/passwd is outside the project root ${w.root}`);
+      await expect(history.trackEdit(w.root)).rejects.toThrow(OutsideRootError);
+      expect(await w.backups()).toEqual({});
+      expect(history.state.trackedFiles.size).toBe(0);
+    });
+
+    it('keys files relative to the project root with / separators, whatever form the path is given in', async () => {
+      const w = workspace();
+      await w.write('a/b/c.txt', 'c\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit(w.path('a/b/c.txt'));
+      await history.trackEdit('a/./b/../b/c.txt');
+      expect(Object.keys(history.state.snapshots[0]?.trackedFileBackups ?? {})).toEqual(['a/b/c.txt']);
+      expect(Object.keys(await w.backups())).toEqual([w.backupName('a/b/c.txt', 1)]);
+    });
+
+    it('makes a first-edit backup durable in the session log before it resolves, so it survives a restart', async () => {
+      const w = workspace();
+      await w.write('keep.txt', 'before the first edit\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('keep.txt');
+      await w.write('keep.txt', 'after the first edit\n');
+
+      const { records } = await w.store.sessionLog(w.sessionId).read();
+      await history.close();
+      expect(records.map((record) => [record.type, record.messageId, record.isSnapshotUpdate])).toEqual([
+        ['file-history-snapshot', 'm1', false],
+        ['file-history-snapshot', 'm1', true],
+      ]);
+      const restarted = await w.open({ initialState: restoreStateFromLog(records, { projectRoot: w.root }) });
+      expect(await restarted.rewind('m1')).toEqual({ messageId: 'm1', restored: ['keep.txt'], deleted: [], skipped: [], failed: [] });
+      expect(await w.text('keep.txt')).toBe('before the first edit\n');
+    });
+  });
+}
