@@ -113,14 +113,35 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
   }
 
   if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) return { ...stat, modeOnly: true };
-  if (hasNulByte(currentBytes) || hasNulByte(backupBytes)) return { ...stat, binary: true };
+  return { ...stat, ...countLineChanges(currentBytes, backupBytes) };
+}
+
+/** Line counts between two versions of a file, from {@link countLineChanges}. */
+export interface LineChanges {
+  /** Lines in `target` that are not in `current` (jsdiff `diffLines` additions). */
+  insertions: number;
+  /** Lines in `current` that are not in `target`. */
+  deletions: number;
+  /** Either side has a NUL byte in its first 8 KiB: no line counts. */
+  binary: boolean;
+}
+
+/**
+ * Count the lines a change from `current` to `target` adds and removes (`null`: the file does not
+ * exist, counted as empty). Bytes are decoded as UTF-8 only to count lines; a NUL byte in the first
+ * 8 KiB of either side makes the result `binary` with no counts.
+ */
+export function countLineChanges(current: Uint8Array | null, target: Uint8Array | null): LineChanges {
+  if (hasNulByte(current) || hasNulByte(target)) return { insertions: 0, deletions: 0, binary: true };
   const decoder = new TextDecoder('utf-8');
-  const changes = diffLines(currentBytes === null ? '' : decoder.decode(currentBytes), backupBytes === null ? '' : decoder.decode(backupBytes));
+  const changes = diffLines(current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target));
+  let insertions = 0;
+  let deletions = 0;
   for (const change of changes) {
-    if (change.added) stat.insertions += change.count;
-    else if (change.removed) stat.deletions += change.count;
+    if (change.added) insertions += change.count;
+    else if (change.removed) deletions += change.count;
   }
-  return stat;
+  return { insertions, deletions, binary: false };
 }
 
 function hasNulByte(bytes: Uint8Array | null): boolean {
