@@ -18,3 +18,4 @@ export * from './rewind.js';
 export * from './diff-stats.js';
 export * from './snapshot-events.js';
 export * from './file-history.js';
+export * from './worktree-state.js';
