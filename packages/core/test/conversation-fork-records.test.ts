@@ -4,6 +4,7 @@ import {
   currentBranch,
   currentBranchRecords,
   planFork,
+  snapshotOwner,
   type ConversationRecord,
   type TranscriptMessage,
 } from '../src/index.js';
@@ -15,8 +16,8 @@ const user = (uuid: string, parentUuid: string | null, text: string, extra: Part
 const assistant = (uuid: string, parentUuid: string, text: string): TranscriptMessage => ({
   type: 'assistant', uuid, parentUuid, sessionId: 'old', message: { role: 'assistant', content: [{ type: 'text', text }] },
 });
-const snapshot = (messageId: string, isSnapshotUpdate = false): ConversationRecord => ({
-  type: 'file-history-snapshot', messageId, snapshot: { messageId, trackedFileBackups: {}, timestamp: '2026-01-01T00:00:00.000Z' }, isSnapshotUpdate,
+const snapshot = (messageId: string, isSnapshotUpdate = false, recordMessageId = messageId): ConversationRecord => ({
+  type: 'file-history-snapshot', messageId: recordMessageId, snapshot: { messageId, trackedFileBackups: {}, timestamp: '2026-01-01T00:00:00.000Z' }, isSnapshotUpdate,
 });
 
 /** A transcript with an abandoned branch: u2 was rewound in Claude Code and re-sent as u2b. */
@@ -25,7 +26,7 @@ function branchedTranscript(): ConversationRecord[] {
     snapshot('u1'),
     user('u1', null, 'one'),
     assistant('a1', 'u1', 'reply one'),
-    snapshot('u1', true),
+    snapshot('u1', true, 'a2'),
     snapshot('u2'),
     user('u2', 'a1', 'two'),
     assistant('a2', 'u2', 'reply two'),
@@ -93,7 +94,8 @@ describe('planFork', () => {
   it('a fork at the current prompt copies the whole branch', () => {
     const plan = planFork(branchedTranscript(), CURRENT_PROMPT_ID, { sessionId: 'new' });
     expect(plan.keptMessageIds).toEqual(['u1', 'a1', 'u2b', 'a2b', 'u3', 'a3']);
-    expect(plan.fileHistoryRecords.map((record) => record['messageId'])).toEqual(['u1', 'u1', 'u2b', 'd1', 'u3']);
+    expect(plan.fileHistoryRecords.map(snapshotOwner)).toEqual(['u1', 'u1', 'u2b', 'u2b', 'u3']);
+    expect(plan.fileHistoryRecords[1]?.['messageId']).toBe('a2');
     expect(plan.rewind).toBeNull();
   });
 

@@ -19,9 +19,8 @@ export interface ForkPlan {
   /** Uuids of `messages`, in order. */
   keptMessageIds: string[];
   /**
-   * The source's `file-history-snapshot` records whose `messageId`, and `file-history-delta`
-   * records whose `snapshotMessageId`, is a kept message: the file history of the fork, in
-   * source order, unchanged.
+   * The source's file-history records of kept messages (see {@link snapshotOwner}): the file
+   * history of the fork, in source order, unchanged.
    */
   fileHistoryRecords: ConversationRecord[];
   /** The rewind the fork is made from; `null` for a fork at the current prompt (a full copy). */
@@ -49,11 +48,10 @@ export function planFork(records: readonly ConversationRecord[], messageId: stri
   const kept = (rewind === null ? branch : rewind.messages).filter(isTranscriptMessage);
   const keptMessageIds = kept.map((message) => message.uuid);
   const keptIds = new Set(keptMessageIds);
-  const fileHistoryRecords = records.filter(
-    (record) =>
-      (record.type === 'file-history-snapshot' && keptIds.has(record['messageId'] as string)) ||
-      (record.type === 'file-history-delta' && keptIds.has(record['snapshotMessageId'] as string)),
-  );
+  const fileHistoryRecords = records.filter((record) => {
+    const owner = snapshotOwner(record);
+    return owner !== undefined && keptIds.has(owner);
+  });
   return {
     sessionId,
     messages: kept.map((message) => ({ ...message, sessionId })),
@@ -61,4 +59,23 @@ export function planFork(records: readonly ConversationRecord[], messageId: stri
     fileHistoryRecords,
     rewind,
   };
+}
+
+/**
+ * The message whose snapshot a file-history record belongs to: `snapshot.messageId` of a
+ * `file-history-snapshot` record (older Claude Code writes the assistant message's id as the
+ * record's top-level `messageId` of a mid-turn update, so that one is only a fallback), the
+ * `snapshotMessageId` of a `file-history-delta`; undefined for other records.
+ */
+export function snapshotOwner(record: ConversationRecord): string | undefined {
+  if (record.type === 'file-history-snapshot') {
+    const snapshot = record['snapshot'];
+    const inner = typeof snapshot === 'object' && snapshot !== null ? (snapshot as { messageId?: unknown }).messageId : undefined;
+    if (typeof inner === 'string') return inner;
+    return typeof record['messageId'] === 'string' ? record['messageId'] : undefined;
+  }
+  if (record.type === 'file-history-delta') {
+    return typeof record['snapshotMessageId'] === 'string' ? record['snapshotMessageId'] : undefined;
+  }
+  return undefined;
 }
