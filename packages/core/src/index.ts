@@ -19,3 +19,4 @@ export * from './diff-stats.js';
 export * from './snapshot-events.js';
 export * from './file-history.js';
 export * from './worktree-state.js';
+export * from './session/index.js';

@@ -1,0 +1,314 @@
+/**
+ * `RewindSession`: one conversation and its file history together — the restore menu, lossless
+ * rewinds, `restore`, undo and fork (seed 000 §2-§4 and §7, issue 4). A harness keeps its
+ * messages here (or hands them in with `setMessages` after each turn):
+ *
+ *   const session = new RewindSession({ history, messages, summarize });
+ *   const options = await session.restoreOptions(messageId);      // menu + dry-run stats
+ *   const result = await session.restore({ messageId, mode: 'both' });
+ *   session.messages;                                               // the rewound conversation
+ *   result.conversation?.prompt;                                    // text + images to edit and resend
+ *   await session.undoRewind();                                     // put the files back
+ */
+import { findSelectableMessageIndex, isLosslessConversationRewind, rewindConversation } from '../conversation/rewind-conversation.js';
+import type { ConversationRewind, MessagesRemovedEvent } from '../conversation/rewind-conversation.js';
+import { partialCompact, type PartialCompactResult, type SummarizeCallback } from '../conversation/compact.js';
+import { isTranscriptMessage, type ConversationRecord, type TranscriptMessage } from '../conversation/messages.js';
+import { CURRENT_PROMPT_ID, selectableUserMessages, type SelectableMessage } from '../conversation/selectable.js';
+import { FhError, InvalidArgumentError, NotFoundError, UnsupportedError } from '../errors.js';
+import type { FileHistoryReader } from '../file-history.js';
+import type { RewindResult } from '../results.js';
+import type { RewindOptions } from '../rewind.js';
+import { forkSession, type ForkResult } from './fork-session.js';
+import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
+import { rewindPreview, type RewindPreview } from './rewind-preview.js';
+import { captureUndoPoint, listUndoPoints, undoRewind, type UndoResult, type UndoStore } from './undo.js';
+import type { UndoPoint } from './undo-records.js';
+
+/** The file history a {@link RewindSession} drives: a `FileHistory` (not a subagent handle). */
+export interface RewindableHistory extends FileHistoryReader {
+  rewind(messageId: string, options?: RewindOptions): Promise<RewindResult>;
+}
+
+/** Options of {@link RewindSession}. */
+export interface RewindSessionOptions<R extends ConversationRecord> {
+  history: RewindableHistory;
+  /** The conversation so far, in the transcript shape. Default: none (code-only use, `fh undo`). */
+  messages?: readonly R[];
+  /** The host's summariser; without it the summarize options are not offered. */
+  summarize?: SummarizeCallback;
+  /**
+   * Where undo points go. Default: the history's own store, session and log. `false`: no undo
+   * points (rewinds cannot be undone). A Claude Code session is read-only: give an fh store here.
+   */
+  undo?: UndoStore | false;
+  /** Undo points kept. Default 10. */
+  undoLimit?: number;
+  /** Makes ids (conversation ids, summary uuids, undo ids). Default `crypto.randomUUID`. */
+  generateId?: () => string;
+  /** Clock for summaries and undo records. Default `() => new Date()`. */
+  now?: () => Date;
+}
+
+/** A menu choice to carry out. */
+export interface RestoreRequest {
+  messageId: string;
+  mode: RestoreMode;
+  /** `code` / `both`: rewind only these tracked files (per-file rewind). Default: all. */
+  paths?: readonly string[];
+  /** `summarize` / `summarize_up_to`: extra instructions passed to the summariser. */
+  instructions?: string;
+}
+
+/** What {@link RewindSession.restore} did. `codeApplied`/`conversationApplied` say which halves took effect. */
+export interface RestoreResult {
+  messageId: string;
+  mode: RestoreMode;
+  /** True when the code half ran and every file it had to change was changed. */
+  codeApplied: boolean;
+  /** True when the conversation half (rewind or summary) ran. */
+  conversationApplied: boolean;
+  /** The file rewind, file by file (`failed` lists files that could not be written). */
+  code?: RewindResult;
+  /** The undo point saved before the files were written; `null` when no file needed writing or undo is off. */
+  undoPoint?: UndoPoint | null;
+  /** The conversation rewind (`both`, `conversation`): new id, permission mode, prompt to edit. */
+  conversation?: ConversationRewind<ConversationRecord>;
+  /** The partial compact (`summarize`, `summarize_up_to`). */
+  compact?: PartialCompactResult<ConversationRecord>;
+  /** Why the conversation half failed (the summariser rejected); the conversation is unchanged. */
+  conversationError?: Error;
+  /** Errors thrown by `messagesRemoved` listeners (the change itself stands). */
+  listenerErrors: Error[];
+}
+
+/** Events of {@link RewindSession.on}. */
+export interface RewindSessionEvents {
+  /** Messages left the conversation (rewind or summary): drop caches that refer to them. */
+  messagesRemoved: (event: MessagesRemovedEvent) => void;
+}
+
+const CONVERSATION_MODES: ReadonlySet<RestoreMode> = new Set(['both', 'conversation', 'summarize', 'summarize_up_to']);
+
+/** A conversation and its file history, with the restore menu, undo and fork. */
+export class RewindSession<R extends ConversationRecord = ConversationRecord> {
+  readonly history: RewindableHistory;
+  private list: Array<R | TranscriptMessage>;
+  private currentConversationId: string | undefined;
+  private readonly summarize: SummarizeCallback | undefined;
+  private readonly undo: UndoStore | undefined;
+  private readonly undoLimit: number | undefined;
+  private readonly generateId: (() => string) | undefined;
+  private readonly now: (() => Date) | undefined;
+  private readonly listeners = new Set<RewindSessionEvents['messagesRemoved']>();
+
+  constructor(options: RewindSessionOptions<R>) {
+    this.history = options.history;
+    this.list = [...(options.messages ?? [])];
+    this.summarize = options.summarize;
+    this.undo = options.undo === false ? undefined : (options.undo ?? { store: options.history.store, sessionId: options.history.sessionId });
+    this.undoLimit = options.undoLimit;
+    this.generateId = options.generateId;
+    this.now = options.now;
+  }
+
+  /** The conversation as it is now (after any restore). */
+  get messages(): ReadonlyArray<R | TranscriptMessage> {
+    return this.list;
+  }
+
+  /** The conversation id the last rewind gave; undefined before any rewind. */
+  get conversationId(): string | undefined {
+    return this.currentConversationId;
+  }
+
+  /** Replace the conversation (a host calls this as turns are added). */
+  setMessages(messages: ReadonlyArray<R | TranscriptMessage>): void {
+    this.list = [...messages];
+  }
+
+  /** Listen for an event; returns a function that removes the listener. */
+  on<Name extends keyof RewindSessionEvents>(event: Name, listener: RewindSessionEvents[Name]): () => void {
+    if (event !== 'messagesRemoved') throw new FhError(`unknown RewindSession event ${JSON.stringify(event)}`);
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** The rewind picker's entries (see `selectableUserMessages`). */
+  selectableMessages(): SelectableMessage[] {
+    return selectableUserMessages(this.list);
+  }
+
+  /** The dry run of a code rewind (see `rewindPreview`). */
+  preview(messageId: string, options: { paths?: readonly string[] } = {}): Promise<RewindPreview> {
+    return rewindPreview(this.history, messageId, options);
+  }
+
+  /**
+   * The restore menu for `messageId` (seed 000 §2): `both` (default), `conversation`, `code` when
+   * the file history can restore it, else `conversation` (default); `summarize` and — when
+   * messages precede it — `summarize_up_to` when a summariser was given; `nevermind` last. Each
+   * carries its dry-run diff stats. For {@link CURRENT_PROMPT_ID} only `nevermind`.
+   * Throws `NotFoundError`/`InvalidArgumentError` when `messageId` is not a typed prompt.
+   */
+  async restoreOptions(messageId: string): Promise<RestoreOption[]> {
+    const option = (mode: RestoreMode, isDefault: boolean, diffStats: RewindPreview = emptyDiffStats()): RestoreOption => ({
+      mode,
+      label: RESTORE_MODE_LABELS[mode],
+      isDefault,
+      diffStats,
+    });
+    if (messageId === CURRENT_PROMPT_ID) return [option('nevermind', true)];
+    const index = findSelectableMessageIndex(this.list, messageId);
+    const options: RestoreOption[] = [];
+    if (this.history.canRestore(messageId)) {
+      const stats = await this.preview(messageId);
+      options.push(option('both', true, stats), option('conversation', false), option('code', false, stats));
+    } else {
+      options.push(option('conversation', true));
+    }
+    if (this.summarize !== undefined) {
+      options.push(option('summarize', false));
+      if (this.list.slice(0, index).some(isTranscriptMessage)) options.push(option('summarize_up_to', false));
+    }
+    options.push(option('nevermind', false));
+    return options;
+  }
+
+  /**
+   * True when rewinding to `messageId` loses nothing (seed 000 §7): no file would change (or the
+   * message has no snapshot) and every message after it is synthetic. A front end then rewinds
+   * without asking. Throws like {@link restoreOptions} for a bad id.
+   */
+  async isLosslessRewind(messageId: string): Promise<boolean> {
+    if (!isLosslessConversationRewind(this.list, messageId)) return false;
+    if (!this.history.canRestore(messageId)) return true;
+    return !(await this.history.hasAnyChanges(messageId));
+  }
+
+  /**
+   * Carry out a menu choice (seed 000 §2). Validates first and throws, changing nothing, when the
+   * message is not a typed prompt of the conversation (conversation modes), has no snapshot (code
+   * modes: `NotFoundError`), a needed backup is missing or the wrong size (`BackupMissingError`),
+   * a path is not tracked, the undo point cannot be saved, or a summarize mode has no summariser.
+   * Then `both` restores code, then the conversation, each on its own: a file that fails to
+   * write is reported in `code.failed` and the conversation is still rewound. Before any file is
+   * written, the files about to change are saved in an undo point (see {@link undoRewind}).
+   */
+  async restore(request: RestoreRequest): Promise<RestoreResult> {
+    const { messageId, mode } = request;
+    const result: RestoreResult = { messageId, mode, codeApplied: false, conversationApplied: false, listenerErrors: [] };
+    if (mode === 'nevermind') return result;
+    if (!(mode in RESTORE_MODE_LABELS)) throw new InvalidArgumentError(`unknown restore mode ${JSON.stringify(mode)}`);
+    if (CONVERSATION_MODES.has(mode)) findSelectableMessageIndex(this.list, messageId);
+    if ((mode === 'both' || mode === 'code') && !this.history.canRestore(messageId)) {
+      throw new NotFoundError(`no snapshot for message ${messageId}: its code cannot be restored`);
+    }
+    if ((mode === 'summarize' || mode === 'summarize_up_to') && this.summarize === undefined) {
+      throw new InvalidArgumentError(`restore mode ${mode} needs a summarize callback (RewindSessionOptions.summarize)`);
+    }
+    if (request.paths !== undefined && mode !== 'both' && mode !== 'code') {
+      throw new InvalidArgumentError(`paths apply to the code modes only, not to ${mode}`);
+    }
+
+    if (mode === 'both' || mode === 'code') {
+      result.undoPoint = null;
+      const undo = this.undo;
+      result.code = await this.history.rewind(messageId, {
+        ...(request.paths === undefined ? {} : { paths: request.paths }),
+        ...(undo === undefined
+          ? {}
+          : {
+              beforeWrite: async (paths: readonly string[]) => {
+                result.undoPoint = await captureUndoPoint(this.history, undo, { paths, operation: 'rewind', messageId }, this.undoOptions());
+              },
+            }),
+      });
+      result.codeApplied = result.code.failed.length === 0;
+    }
+
+    const events: MessagesRemovedEvent[] = [];
+    const onMessagesRemoved = (event: MessagesRemovedEvent) => events.push(event);
+    if (mode === 'both' || mode === 'conversation') {
+      const rewind = rewindConversation(this.list, messageId, {
+        onMessagesRemoved,
+        ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
+      });
+      this.list = rewind.messages;
+      this.currentConversationId = rewind.conversationId;
+      result.conversation = rewind as ConversationRewind<ConversationRecord>;
+      result.conversationApplied = true;
+    } else if (mode === 'summarize' || mode === 'summarize_up_to') {
+      try {
+        const compact = await partialCompact(this.list, messageId, {
+          direction: mode,
+          summarize: this.summarize as SummarizeCallback,
+          onMessagesRemoved,
+          ...(request.instructions === undefined ? {} : { instructions: request.instructions }),
+          ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
+          ...(this.now === undefined ? {} : { now: this.now }),
+        });
+        this.list = compact.messages;
+        result.compact = compact as PartialCompactResult<ConversationRecord>;
+        result.conversationApplied = true;
+      } catch (error) {
+        result.conversationError = error instanceof Error ? error : new Error(String(error));
+      }
+    }
+    for (const event of events) {
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(event);
+        } catch (error) {
+          result.listenerErrors.push(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    }
+    return result;
+  }
+
+  /** The live undo points, oldest first; `[]` when undo is off. */
+  async undoPoints(): Promise<UndoPoint[]> {
+    return this.undo === undefined ? [] : listUndoPoints(this.undo);
+  }
+
+  /**
+   * Put back the files of the newest undo point (or `undoId`) exactly as they were before that
+   * rewind (see `undoRewind` in `undo.ts`); undoing again redoes. The conversation is not changed.
+   * Throws `UnsupportedError` when undo is off, `NotFoundError` when there is nothing to undo.
+   */
+  async undoRewind(undoId?: string): Promise<UndoResult> {
+    if (this.undo === undefined) {
+      throw new UnsupportedError('undo is off for this RewindSession (options.undo is false)');
+    }
+    return undoRewind(this.history, this.undo, { ...this.undoOptions(), ...(undoId === undefined ? {} : { undoId }) });
+  }
+
+  /**
+   * Write the conversation, rewound to before `messageId` ({@link CURRENT_PROMPT_ID}: all of it),
+   * as a new session of the history's store with the file history of the kept turns, so an agent
+   * can resume it (see `forkSession`). The source session is only read.
+   */
+  fork(messageId: string, options: { sessionId?: string; now?: Date } = {}): Promise<ForkResult> {
+    return forkSession({
+      store: this.history.store,
+      sessionId: this.history.sessionId,
+      projectRoot: this.history.projectRoot,
+      messageId,
+      records: this.list,
+      state: this.history.state,
+      ...(options.sessionId === undefined ? {} : { newSessionId: options.sessionId }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
+  }
+
+  private undoOptions() {
+    return {
+      ...(this.undoLimit === undefined ? {} : { limit: this.undoLimit }),
+      ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
+      ...(this.now === undefined ? {} : { now: this.now }),
+    };
+  }
+}

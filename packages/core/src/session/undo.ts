@@ -1,0 +1,329 @@
+/**
+ * Undo of a rewind (issue 4, "Safer than the seed"). Before a rewind writes anything, every file
+ * it will touch is saved as it is — bytes and mode of a regular file, the target of a symlink, or
+ * the fact that nothing was there — into an undo point: backups in the undo store plus one
+ * `fh-undo-point` record in its session log (see `undo-records.ts`). `undoRewind` puts those
+ * files back exactly. The newest {@link DEFAULT_UNDO_LIMIT} points are kept; older ones are
+ * evicted with their backups.
+ *
+ * An undo saves the files it is about to overwrite as a new point first (operation `undo`), so
+ * undoing twice redoes, and edits made after the rewind are never lost to an undo either.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import pLimit from 'p-limit';
+import { BackupMissingError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
+import { createFolderChecker } from '../parent-folders.js';
+import { toAbsolutePath } from '../paths.js';
+import type { RecordWarningHandler } from '../records.js';
+import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
+import {
+  liveUndoPoints,
+  undoPointRecord,
+  undoPointRemovedRecord,
+  type UndoEntry,
+  type UndoPoint,
+} from './undo-records.js';
+
+/** Undo points kept per session. */
+export const DEFAULT_UNDO_LIMIT = 10;
+
+/** Where undo points live: backups in `store` under `sessionId`, records in `log`. */
+export interface UndoStore {
+  store: BackupStore;
+  sessionId: string;
+  /** Default `store.sessionLog(sessionId)`. */
+  log?: SessionLog;
+}
+
+/**
+ * The workspace an undo point covers: a `FileHistory` fits. `fs` may offer `readlink`/`symlink`
+ * (real `fs/promises` and memfs do); without them a symlink cannot be saved and the operation is
+ * refused with `UnsupportedError`.
+ */
+export interface UndoWorkspace {
+  projectRoot: string;
+  fs: WorkspaceFs;
+}
+
+/** Options shared by the undo functions. */
+export interface UndoOptions {
+  /** Points kept; the oldest beyond it are evicted. Default {@link DEFAULT_UNDO_LIMIT}. */
+  limit?: number;
+  /** File operations at once. Default 16. */
+  concurrency?: number;
+  /** Makes undo ids; default `crypto.randomUUID`. */
+  generateId?: () => string;
+  /** Clock for record times. Default `() => new Date()`. */
+  now?: () => Date;
+  /** Receives warnings about malformed undo records. */
+  onWarning?: RecordWarningHandler;
+}
+
+/** What {@link captureUndoPoint} saves. */
+export interface CaptureUndoPointInput {
+  /** Tracking paths of the files about to be changed. */
+  paths: readonly string[];
+  operation: UndoPoint['operation'];
+  messageId: string | null;
+  /** Undo points never evicted by this capture (the one an undo is about to apply). */
+  protect?: readonly string[];
+}
+
+/** Outcome of {@link undoRewind}, file by file (like a `RewindResult`). */
+export interface UndoResult {
+  /** The point that was applied. */
+  undoId: string;
+  /** The point saved just before (undo it to redo); `null` when nothing needed saving. */
+  redoUndoId: string | null;
+  /** Tracking paths written back (a file's bytes and mode, or a symlink). */
+  restored: string[];
+  /** Tracking paths removed because nothing was there at the undo point. */
+  deleted: string[];
+  /** Tracking paths left alone on purpose, with why. */
+  skipped: Array<{ path: string; reason: string }>;
+  /** Tracking paths that could not be put back, with the error; the point then stays live. */
+  failed: Array<{ path: string; error: Error }>;
+}
+
+type LinkFs = WorkspaceFs & {
+  readlink?: (path: string) => Promise<string>;
+  symlink?: (target: string, path: string) => Promise<void>;
+};
+
+function logOf(undo: UndoStore): SessionLog {
+  return undo.log ?? undo.store.sessionLog(undo.sessionId);
+}
+
+/** Backup name of one file in one undo point: `{sha256(absolutePath)[:16]}@undo-{12 hex of the id}`. */
+export function undoBackupFileName(absolutePath: string, undoId: string): string {
+  const hash = createHash('sha256').update(absolutePath).digest('hex').slice(0, 16);
+  const suffix = createHash('sha256').update(undoId).digest('hex').slice(0, 12);
+  return `${hash}@undo-${suffix}`;
+}
+
+/** The live undo points of the undo store, oldest first (see `liveUndoPoints`). */
+export async function listUndoPoints(undo: UndoStore, options: Pick<UndoOptions, 'onWarning'> = {}): Promise<UndoPoint[]> {
+  const { records } = await logOf(undo).read();
+  return liveUndoPoints(records, options.onWarning);
+}
+
+async function lstatOrUndefined(fs: WorkspaceFs, path: string): Promise<FsStats | undefined> {
+  try {
+    return await fs.lstat(path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Save `input.paths` as they are now into a new undo point, record it, and evict the oldest
+ * points beyond the limit (deleting their backups). A folder at a path is not saved (no operation
+ * here writes over a folder). Throws — after deleting the backups it made, recording nothing — if
+ * a file cannot be saved; `UnsupportedError` when a symlink must be saved and `fs` has no
+ * `readlink`, or when the store refuses backups (a read-only Claude Code session: give an fh
+ * store as the undo store).
+ */
+export async function captureUndoPoint(
+  workspace: UndoWorkspace,
+  undo: UndoStore,
+  input: CaptureUndoPointInput,
+  options: UndoOptions = {},
+): Promise<UndoPoint> {
+  const fs = workspace.fs as LinkFs;
+  const undoId = (options.generateId ?? randomUUID)();
+  const limit = pLimit(options.concurrency ?? 16);
+  const made: string[] = [];
+  const paths = [...new Set(input.paths)].sort();
+  try {
+    const settled = await Promise.allSettled(
+      paths.map((path) =>
+        limit(async (): Promise<UndoEntry | undefined> => {
+          const absolutePath = toAbsolutePath(workspace.projectRoot, path);
+          const stats = await lstatOrUndefined(fs, absolutePath);
+          if (stats === undefined) return { path, kind: 'missing', backupFileName: null, mode: null };
+          if (stats.isDirectory()) return undefined;
+          if (stats.isSymbolicLink()) {
+            if (typeof fs.readlink !== 'function') {
+              throw new UnsupportedError(`saving the symbolic link ${path} for undo needs a workspace fs with readlink`);
+            }
+            return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(absolutePath) };
+          }
+          const backupFileName = undoBackupFileName(absolutePath, undoId);
+          const info = await putUndoBackup(undo, backupFileName, absolutePath);
+          made.push(backupFileName);
+          return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size };
+        }),
+      ),
+    );
+    const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+    const entries = settled.map((outcome) => (outcome as PromiseFulfilledResult<UndoEntry | undefined>).value);
+    const point: UndoPoint = {
+      undoId,
+      sessionId: undo.sessionId,
+      createdAt: (options.now ?? (() => new Date()))(),
+      operation: input.operation,
+      messageId: input.messageId,
+      entries: entries.filter((entry): entry is UndoEntry => entry !== undefined),
+    };
+    await logOf(undo).append([undoPointRecord(point)]);
+    await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] });
+    return point;
+  } catch (error) {
+    await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
+    throw error;
+  }
+}
+
+/** `putBackup`, with a store's refusal (a read-only Claude Code session) explained. */
+async function putUndoBackup(undo: UndoStore, backupFileName: string, absolutePath: string): Promise<BackupInfo> {
+  try {
+    return await undo.store.putBackup(undo.sessionId, backupFileName, absolutePath);
+  } catch (error) {
+    if (!FhError.hasCode(error, 'FH_UNSUPPORTED')) throw error;
+    throw new UnsupportedError(
+      `cannot save files for undo in session ${undo.sessionId} of the ${undo.store.kind} store (${error.message}); give an fh store as the undo store, or turn undo off`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Evict the oldest live points beyond `options.limit` (default 10), except `options.protect`:
+ * delete their backups, then record each as evicted. Returns the evicted ids.
+ */
+export async function evictUndoPoints(undo: UndoStore, options: UndoOptions & { protect?: readonly string[] } = {}): Promise<string[]> {
+  const limit = options.limit ?? DEFAULT_UNDO_LIMIT;
+  const points = await listUndoPoints(undo, options);
+  const protect = new Set(options.protect ?? []);
+  const excess = points.length - limit;
+  if (excess <= 0) return [];
+  const evicted = points.filter((point) => !protect.has(point.undoId)).slice(0, excess);
+  for (const point of evicted) await deletePointBackups(undo, point);
+  const now = (options.now ?? (() => new Date()))();
+  if (evicted.length > 0) await logOf(undo).append(evicted.map((point) => undoPointRemovedRecord(point.undoId, 'evicted', now)));
+  return evicted.map((point) => point.undoId);
+}
+
+async function deletePointBackups(undo: UndoStore, point: UndoPoint): Promise<void> {
+  for (const entry of point.entries) {
+    if (entry.backupFileName !== null) await undo.store.deleteBackup(point.sessionId, entry.backupFileName);
+  }
+}
+
+/** Check every backup of `point` exists with its recorded size; throw BackupMissingError otherwise. */
+async function validatePoint(undo: UndoStore, point: UndoPoint): Promise<void> {
+  const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
+  for (const entry of point.entries) {
+    if (entry.backupFileName === null) continue;
+    const info = await undo.store.statBackup(point.sessionId, entry.backupFileName);
+    if (info === null) missing.push({ path: entry.path, backupFileName: entry.backupFileName, reason: 'the backup does not exist in the store' });
+    else if (entry.size !== undefined && info.size !== entry.size) {
+      missing.push({ path: entry.path, backupFileName: entry.backupFileName, reason: `the backup has ${info.size} bytes, the undo point recorded ${entry.size}` });
+    }
+  }
+  if (missing.length === 0) return;
+  const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
+  throw new BackupMissingError(`undo refused, nothing was changed: ${missing.length} backup(s) of undo point ${point.undoId} missing or damaged: ${list}`, missing);
+}
+
+function temporaryPath(absolutePath: string): string {
+  const suffix = createHash('sha256').update(randomUUID()).digest('hex').slice(0, 12);
+  return join(dirname(absolutePath), `.${basename(absolutePath).slice(0, 100)}.fh-${suffix}.tmp`);
+}
+
+type EntryOutcome = 'restored' | 'deleted' | 'none' | { skipped: string };
+
+async function applyEntry(
+  workspace: UndoWorkspace,
+  undo: UndoStore,
+  point: UndoPoint,
+  entry: UndoEntry,
+  folderState: ReturnType<typeof createFolderChecker>,
+): Promise<EntryOutcome> {
+  const fs = workspace.fs as LinkFs;
+  const absolutePath = toAbsolutePath(workspace.projectRoot, entry.path);
+  const folder = await folderState(dirname(absolutePath));
+  if (folder.kind === 'symlink') return { skipped: `reached through the symbolic link ${folder.at}` };
+  if (folder.kind === 'not-a-folder') return { skipped: `${folder.at} is not a folder` };
+  if (folder.kind === 'outside') return { skipped: `${folder.at} is outside the project root` };
+  const current = folder.kind === 'missing' ? undefined : await lstatOrUndefined(fs, absolutePath);
+  if (current?.isDirectory()) return { skipped: 'a folder is at this path' };
+
+  if (entry.kind === 'missing') {
+    if (current === undefined) return 'none';
+    await fs.unlink(absolutePath);
+    return 'deleted';
+  }
+  if (folder.kind === 'missing') await fs.mkdir(dirname(absolutePath), { recursive: true });
+  const temporary = temporaryPath(absolutePath);
+  try {
+    if (entry.kind === 'symlink') {
+      if (typeof fs.symlink !== 'function') throw new UnsupportedError(`restoring the symbolic link ${entry.path} needs a workspace fs with symlink`);
+      await fs.symlink(entry.symlinkTarget as string, temporary);
+    } else {
+      await undo.store.restoreBackup(point.sessionId, entry.backupFileName as string, temporary);
+      await fs.chmod(temporary, (entry.mode as number) & 0o7777);
+    }
+    await fs.rename(temporary, absolutePath);
+  } catch (error) {
+    await fs.rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  return 'restored';
+}
+
+/**
+ * Put back the files of an undo point exactly as they were (bytes, mode, symlink target, or
+ * absent): the newest live point, or `options.undoId`. Validates first: every backup must exist
+ * with its recorded size, else `BackupMissingError` and nothing changes. Then saves the files it
+ * will overwrite as a new `undo` point (so undoing again redoes), writes each file through a temp
+ * file renamed over it (creating missing folders; never through a symlinked folder), and — when no
+ * file failed — records the point as undone and deletes its backups. A point with failures stays
+ * live so the undo can be retried.
+ *
+ * Throws `NotFoundError` when there is no live undo point (or none with `options.undoId`).
+ */
+export async function undoRewind(
+  workspace: UndoWorkspace,
+  undo: UndoStore,
+  options: UndoOptions & { undoId?: string } = {},
+): Promise<UndoResult> {
+  const points = await listUndoPoints(undo, options);
+  const point = options.undoId === undefined ? points.at(-1) : points.find((candidate) => candidate.undoId === options.undoId);
+  if (point === undefined) {
+    throw new NotFoundError(
+      options.undoId === undefined
+        ? `session ${undo.sessionId} has no rewind to undo`
+        : `session ${undo.sessionId} has no live undo point ${options.undoId}`,
+    );
+  }
+  await validatePoint(undo, point);
+  const redo = point.entries.length === 0
+    ? null
+    : await captureUndoPoint(workspace, undo, { paths: point.entries.map((entry) => entry.path), operation: 'undo', messageId: null, protect: [point.undoId] }, options);
+
+  const result: UndoResult = { undoId: point.undoId, redoUndoId: redo?.undoId ?? null, restored: [], deleted: [], skipped: [], failed: [] };
+  const folderState = createFolderChecker(workspace.fs, workspace.projectRoot);
+  const limit = pLimit(options.concurrency ?? 16);
+  const outcomes = await Promise.all(
+    point.entries.map((entry) =>
+      limit(() => applyEntry(workspace, undo, point, entry, folderState).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
+    ),
+  );
+  point.entries.forEach((entry, index) => {
+    const outcome = outcomes[index];
+    if (outcome instanceof Error) result.failed.push({ path: entry.path, error: outcome });
+    else if (outcome === 'restored') result.restored.push(entry.path);
+    else if (outcome === 'deleted') result.deleted.push(entry.path);
+    else if (typeof outcome === 'object') result.skipped.push({ path: entry.path, reason: outcome.skipped });
+  });
+  if (result.failed.length === 0) {
+    await deletePointBackups(undo, point);
+    await logOf(undo).append([undoPointRemovedRecord(point.undoId, 'undone', (options.now ?? (() => new Date()))())]);
+    await evictUndoPoints(undo, options);
+  }
+  return result;
+}
