@@ -47,7 +47,7 @@ const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP']);
 
 /** A BackupStore on the local disk, laid out as described at the top of this file. */
 export class FsBackupStore implements BackupStore {
-  readonly kind = 'fs';
+  readonly kind: string = 'fs';
   readonly capabilities: StoreCapabilities = { hardLinks: true, serverSideCopy: false, locking: true, sha256: false };
   /** The real file system (or the injected `fileSystem`). */
   readonly workspaceFs: WorkspaceFs;
@@ -365,7 +365,7 @@ export class FsBackupStore implements BackupStore {
       if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
       throw translateError(error, context);
     } finally {
-      await this.fs.rm(tempPath, { force: true }).catch(() => undefined);
+      await this.fs.unlink(tempPath).catch(() => undefined);
     }
   }
 

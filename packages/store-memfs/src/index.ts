@@ -1,2 +1,1 @@
 export { MemfsBackupStore, type MemfsBackupStoreOptions } from './memfs-backup-store.js';
-export { MemfsSessionLog } from './memfs-session-log.js';

@@ -12,7 +12,6 @@ import {
 import { Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import { MemfsBackupStore } from '../src/index.js';
-import { translateError } from '../src/translate-error.js';
 
 
 function storeWith(files: Record<string, string> = {}) {
@@ -316,55 +315,5 @@ describe('containsPath', () => {
     expect(store.containsPath('/home/u/.fhx/a')).toBe(false);
     expect(store.containsPath('/home/u/project/a.txt')).toBe(false);
     expect(store.containsPath('/home/u/..fh')).toBe(false);
-  });
-});
-
-describe('error translation', () => {
-  const cases: Array<[string, new (...args: never[]) => FhError]> = [
-    ['ENOENT', NotFoundError],
-    ['EEXIST', ConflictError],
-    ['EACCES', PermissionError],
-    ['EPERM', PermissionError],
-    ['EROFS', PermissionError],
-    ['EISDIR', InvalidArgumentError],
-    ['ENOTDIR', InvalidArgumentError],
-    ['ELOOP', InvalidArgumentError],
-    ['ENAMETOOLONG', InvalidArgumentError],
-    ['ENOTSUP', UnsupportedError],
-    ['ENOSYS', UnsupportedError],
-    ['EMFILE', UnavailableError],
-    ['ENFILE', UnavailableError],
-    ['EBUSY', UnavailableError],
-    ['EAGAIN', UnavailableError],
-    ['EIO', UnavailableError],
-  ];
-  it.each(cases)('%s becomes %o with the raw error as cause', (code, errorClass) => {
-    const raw = Object.assign(new Error(`${code}: raw`), { code });
-    const translated = translateError(raw, 'op "x"');
-    expect(translated).toBeInstanceOf(errorClass);
-    expect(translated.cause).toBe(raw);
-    expect(translated.message.startsWith(`op "x": ${code} (`)).toBe(true);
-  });
-
-  it('an unknown code becomes a plain FhError; an FhError passes through', () => {
-    const raw = Object.assign(new Error('disk full'), { code: 'ENOSPC' });
-    const translated = translateError(raw, 'op');
-    expect(translated.constructor).toBe(FhError);
-    expect(translated.message).toBe('op: ENOSPC');
-    const already = new ConflictError('x');
-    expect(translateError(already, 'op')).toBe(already);
-  });
-
-  it('a memfs EACCES from the volume reaches the caller as PermissionError', async () => {
-    const { volume, store } = storeWith({ '/w/a.txt': 'x' });
-    const promises = volume.promises;
-    Object.defineProperty(promises, 'copyFile', {
-      configurable: true,
-      value: async () => {
-        throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
-      },
-    });
-    await expect(store.putBackup('s1', 'a@v1', '/w/a.txt')).rejects.toThrow(PermissionError);
-    expect(await store.listBackups('s1')).toEqual([]);
   });
 });
