@@ -1,0 +1,525 @@
+/**
+ * `S3BackupStore`: fh's backups and session records in an S3 bucket, for agents in short-lived
+ * cloud sandboxes whose disk disappears. Layout (see `layout.ts`):
+ *
+ *   <prefix>file-history/<sessionId>/<backupFileName>   backups; metadata fh-mode, fh-size, fh-sha256
+ *   <prefix>sessions/<sessionId>/<16-digit seq>.jsonl    session log, one immutable object per append
+ *   <prefix>sessions/<sessionId>/lock.json               session lock lease
+ *
+ * Backups stream both ways and are written once (`If-None-Match: *`); change detection reads the
+ * recorded size, mode and sha256 with HeadObject; resume copies on the server (CopyObject).
+ */
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  S3Client,
+  type GetObjectCommandOutput,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import {
+  ConflictError,
+  CorruptError,
+  FhError,
+  InvalidArgumentError,
+  NotFoundError,
+  type BackupInfo,
+  type BackupStore,
+  type SessionLock,
+  type SessionLog,
+  type SessionSummary,
+  type StoreCapabilities,
+  type WorkspaceFs,
+} from '@fh/core';
+import * as fsPromises from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { HashingStream, READ_CHUNK_BYTES, hashFileHandle } from './hashing-stream.js';
+import { Layout, METADATA, normalisePrefix, validateName } from './layout.js';
+import { MAX_PARTS, MIN_PART_SIZE_BYTES, S3_STORE_DEFAULTS, type S3BackupStoreOptions } from './options.js';
+import { listObjects, type S3Context } from './s3-context.js';
+import { S3SessionLocks } from './s3-session-lock.js';
+import { S3SessionLog, type LogCursor } from './s3-session-log.js';
+import {
+  isNotFound,
+  isPreconditionFailed,
+  translateFsError,
+  translateS3Error,
+  type RequestTarget,
+} from './translate-error.js';
+
+/** How many times `putBackup` re-reads a source that changed while it was uploaded. */
+const PUT_ATTEMPTS = 3;
+
+/** Most keys one DeleteObjects request may name. */
+const DELETE_BATCH = 1000;
+
+/**
+ * A `BackupStore` and session-log store over S3 (or an S3-compatible service: MinIO, R2, Ceph).
+ * The workspace is the real disk (`node:fs/promises`). Every request runs under a bounded
+ * concurrency and the SDK's standard retries; S3 errors become the core's errors with the raw
+ * error as `cause` (see `translateS3Error`).
+ */
+export class S3BackupStore implements BackupStore {
+  readonly kind = 's3';
+  readonly capabilities: StoreCapabilities = { hardLinks: false, serverSideCopy: true, locking: true, sha256: true };
+  /** The real file system: sources are read from and restores written to the local disk. */
+  readonly workspaceFs: WorkspaceFs = fsPromises as unknown as WorkspaceFs;
+  /** The client every request goes through. */
+  readonly client: S3Client;
+  readonly bucket: string;
+  /** The normalised key prefix (`''` or ending in `/`). */
+  readonly prefix: string;
+
+  private readonly ownsClient: boolean;
+  private readonly layout: Layout;
+  private readonly limit: LimitFunction;
+  private readonly partSizeBytes: number;
+  private readonly uploadQueueSize: number;
+  private readonly context: S3Context;
+  private readonly locks: S3SessionLocks;
+  private readonly logCursors = new Map<string, LogCursor>();
+  private target: Promise<RequestTarget> | undefined;
+
+  /**
+   * Build the store. Does no I/O (the bucket is first contacted by the first operation). Throws
+   * `InvalidArgumentError` for an empty bucket, a bad prefix, a part size below 5 MiB, a
+   * concurrency below 1, or both `client` and `clientConfig`/`forcePathStyle`.
+   */
+  constructor(options: S3BackupStoreOptions) {
+    if (typeof options.bucket !== 'string' || options.bucket === '') {
+      throw new InvalidArgumentError(`bucket must be a non-empty bucket name: ${JSON.stringify(options.bucket)}`);
+    }
+    if (options.client && (options.clientConfig !== undefined || options.forcePathStyle !== undefined)) {
+      throw new InvalidArgumentError('pass either client or clientConfig/forcePathStyle, not both');
+    }
+    const partSizeBytes = options.partSizeBytes ?? S3_STORE_DEFAULTS.partSizeBytes;
+    if (!Number.isInteger(partSizeBytes) || partSizeBytes < MIN_PART_SIZE_BYTES) {
+      throw new InvalidArgumentError(`partSizeBytes must be an integer of at least ${MIN_PART_SIZE_BYTES} (5 MiB): ${partSizeBytes}`);
+    }
+    const concurrency = options.concurrency ?? S3_STORE_DEFAULTS.concurrency;
+    const uploadQueueSize = options.uploadQueueSize ?? S3_STORE_DEFAULTS.uploadQueueSize;
+    for (const [name, value] of [
+      ['concurrency', concurrency],
+      ['uploadQueueSize', uploadQueueSize],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(`${name} must be an integer of at least 1: ${value}`);
+    }
+    const lockTtlMs = options.lockTtlMs ?? S3_STORE_DEFAULTS.lockTtlMs;
+    if (!(lockTtlMs > 0)) throw new InvalidArgumentError(`lockTtlMs must be a positive number of ms: ${lockTtlMs}`);
+
+    this.bucket = options.bucket;
+    this.prefix = normalisePrefix(options.prefix ?? S3_STORE_DEFAULTS.prefix);
+    this.layout = new Layout(this.prefix);
+    this.limit = pLimit(concurrency);
+    this.partSizeBytes = partSizeBytes;
+    this.uploadQueueSize = uploadQueueSize;
+    this.ownsClient = options.client === undefined;
+    this.client =
+      options.client ??
+      new S3Client({
+        requestHandler: {
+          connectionTimeout: S3_STORE_DEFAULTS.connectionTimeoutMs,
+          socketTimeout: S3_STORE_DEFAULTS.socketTimeoutMs,
+        },
+        ...options.clientConfig,
+        forcePathStyle: options.forcePathStyle ?? options.clientConfig?.forcePathStyle ?? false,
+      });
+    this.context = {
+      client: this.client,
+      bucket: this.bucket,
+      layout: this.layout,
+      limit: this.limit,
+      translate: (error, context) => this.translate(error, context),
+      describe: (key) => `s3://${this.bucket}/${key}`,
+    };
+    this.locks = new S3SessionLocks(this.context, lockTtlMs);
+  }
+
+  /**
+   * Upload the workspace file at `sourcePath` as a new backup object, streaming it (multipart
+   * above `partSizeBytes`) so memory stays bounded whatever the file size. The file is read
+   * twice through one open handle: once to compute its sha256 (stored in the object's metadata
+   * with its size and mode), once to upload it while hashing again; if the two reads differ (the
+   * file changed meanwhile) the object is deleted and the backup retried, up to 3 times.
+   * Written with `If-None-Match: *`: throws `ConflictError` if the backup exists (412).
+   * Throws `NotFoundError` for a missing source, `InvalidArgumentError` for a non-regular file,
+   * `UnavailableError`/`PermissionError` when S3 fails, and `FhError` if the file kept changing.
+   * On failure no backup object is left and the source is untouched.
+   */
+  async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    const key = this.layout.backupKey(sessionId, backupFileName);
+    return this.limit(async () => {
+      let handle: FileHandle;
+      try {
+        handle = await fsPromises.open(sourcePath, 'r');
+      } catch (error) {
+        throw translateFsError(error, `putBackup: source "${sourcePath}"`);
+      }
+      try {
+        const stats = await handle.stat();
+        if (!stats.isFile()) throw new InvalidArgumentError(`putBackup: source "${sourcePath}" is not a regular file`);
+        const mode = stats.mode & 0o7777;
+        for (let attempt = 1; attempt <= PUT_ATTEMPTS; attempt += 1) {
+          const expected = await hashFileHandle(handle);
+          const uploaded = await this.upload(key, handle, { mode, ...expected });
+          if (uploaded.size === expected.size && uploaded.sha256 === expected.sha256) return { mode, ...expected };
+          await this.deleteKey(key, `putBackup ${this.describe(key)}`);
+        }
+        throw new FhError(`putBackup: source "${sourcePath}" kept changing while it was uploaded (${PUT_ATTEMPTS} tries)`);
+      } catch (error) {
+        throw translateFsError(error, `putBackup: source "${sourcePath}"`);
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /**
+   * Size (bytes), mode and sha256 of a backup from one HeadObject, without downloading it, or
+   * `null` if it does not exist. An object without fh metadata reports mode 0o644 and no sha256.
+   * Throws `UnavailableError`/`PermissionError` when S3 fails.
+   */
+  async statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null> {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    const key = this.layout.backupKey(sessionId, backupFileName);
+    return this.limit(async () => {
+      try {
+        const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+        return backupInfoOf(head.ContentLength ?? 0, head.Metadata);
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw await this.translate(error, `statBackup ${this.describe(key)}`);
+      }
+    });
+  }
+
+  /**
+   * Stream the backup into a new file at `destinationPath` (created exclusively, only once S3
+   * answered, so an unreachable S3 creates no file), hashing on the way, then check the byte
+   * count and sha256 against the object's metadata. Throws `NotFoundError` for a missing backup,
+   * `ConflictError` if the destination exists, `CorruptError` (naming the object, expected and
+   * actual values) if the bytes do not match, `UnavailableError` if the transfer fails; on any
+   * failure the destination is removed.
+   */
+  async restoreBackup(sessionId: string, backupFileName: string, destinationPath: string): Promise<void> {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    const key = this.layout.backupKey(sessionId, backupFileName);
+    const described = this.describe(key);
+    const context = `restoreBackup ${described} to "${destinationPath}"`;
+    await this.limit(async () => {
+      const response = await this.getObject(key, context);
+      const body = response.Body as Readable;
+      let handle: FileHandle;
+      try {
+        handle = await fsPromises.open(destinationPath, 'wx');
+      } catch (error) {
+        body.destroy();
+        throw translateFsError(error, context);
+      }
+      const hashing = new HashingStream();
+      try {
+        await pipeline(body, hashing, handle.createWriteStream());
+        checkIntegrity(described, response, hashing.bytes, hashing.digest());
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await fsPromises.rm(destinationPath, { force: true });
+        throw FhError.isInstance(error) ? error : await this.translate(error, context);
+      }
+    });
+  }
+
+  /**
+   * Stream the backup's bytes. The GetObject is sent before this resolves (so a missing backup
+   * throws `NotFoundError` here); iterating hashes the bytes and throws `CorruptError` at the end
+   * if they do not match the recorded size and sha256, `UnavailableError` if the transfer fails.
+   */
+  async openBackup(sessionId: string, backupFileName: string): Promise<AsyncIterable<Uint8Array>> {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    const key = this.layout.backupKey(sessionId, backupFileName);
+    const described = this.describe(key);
+    const context = `openBackup ${described}`;
+    const response = await this.limit(() => this.getObject(key, context));
+    const translate = (error: unknown): Promise<FhError> => this.translate(error, context);
+    return (async function* verifiedBytes(): AsyncGenerator<Uint8Array> {
+      const hashing = new HashingStream();
+      try {
+        const body = response.Body as Readable;
+        body.on('error', (error) => hashing.destroy(error));
+        for await (const chunk of body.pipe(hashing)) yield chunk as Uint8Array;
+      } catch (error) {
+        throw await translate(error);
+      }
+      checkIntegrity(described, response, hashing.bytes, hashing.digest());
+    })();
+  }
+
+  /** Delete one backup; a missing backup is not an error. Throws `UnavailableError`/`PermissionError`. */
+  async deleteBackup(sessionId: string, backupFileName: string): Promise<void> {
+    validateName('sessionId', sessionId);
+    validateName('backupFileName', backupFileName);
+    const key = this.layout.backupKey(sessionId, backupFileName);
+    await this.limit(() => this.deleteKey(key, `deleteBackup ${this.describe(key)}`));
+  }
+
+  /** Names of every backup of the session, in key order (ListObjectsV2, paginated); `[]` if none. */
+  async listBackups(sessionId: string): Promise<string[]> {
+    validateName('sessionId', sessionId);
+    const folder = this.layout.backupFolder(sessionId);
+    const names: string[] = [];
+    for (const object of await listObjects(this.context, folder)) {
+      const name = object.Key?.slice(folder.length);
+      if (name && !name.includes('/')) names.push(name);
+    }
+    return names;
+  }
+
+  /**
+   * Copy the backup into session `toSessionId` on the server (CopyObject, metadata kept; nothing
+   * is downloaded), with `If-None-Match: *`. Returns `'copied'`, or `'exists'` (nothing written)
+   * if the target exists. Throws `NotFoundError` if the source backup is missing. Objects above
+   * 5 GiB exceed CopyObject's limit and fail with the S3 error translated.
+   */
+  async carryBackup(fromSessionId: string, toSessionId: string, backupFileName: string): Promise<'linked' | 'copied' | 'exists'> {
+    validateName('fromSessionId', fromSessionId);
+    validateName('toSessionId', toSessionId);
+    validateName('backupFileName', backupFileName);
+    const source = this.layout.backupKey(fromSessionId, backupFileName);
+    const target = this.layout.backupKey(toSessionId, backupFileName);
+    return this.limit(async () => {
+      try {
+        await this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.bucket,
+            Key: target,
+            CopySource: copySource(this.bucket, source),
+            MetadataDirective: 'COPY',
+            IfNoneMatch: '*',
+          }),
+        );
+        return 'copied';
+      } catch (error) {
+        if (isPreconditionFailed(error)) return 'exists';
+        throw await this.translate(error, `carryBackup ${this.describe(source)} to ${this.describe(target)}`);
+      }
+    });
+  }
+
+  /**
+   * Every session with backups or log objects under the prefix: bytes (backups, log objects and
+   * lock), number of backups and the newest object's LastModified. Two paginated listings.
+   */
+  async listSessions(): Promise<SessionSummary[]> {
+    const sessions = new Map<string, SessionSummary>();
+    for (const root of [this.layout.backupsRoot, this.layout.sessionsRoot]) {
+      for (const object of await listObjects(this.context, root)) {
+        const place = object.Key === undefined ? undefined : this.layout.classify(object.Key);
+        if (place === undefined) continue;
+        const summary = sessions.get(place.sessionId) ?? { sessionId: place.sessionId, lastModified: new Date(0), bytes: 0, backups: 0 };
+        summary.bytes += object.Size ?? 0;
+        if (place.kind === 'backup') summary.backups += 1;
+        if (object.LastModified && object.LastModified > summary.lastModified) summary.lastModified = object.LastModified;
+        sessions.set(place.sessionId, summary);
+      }
+    }
+    return [...sessions.values()].sort((left, right) => left.sessionId.localeCompare(right.sessionId));
+  }
+
+  /**
+   * Delete every backup, log object and the lock of the session (DeleteObjects, 1,000 keys a
+   * request). A missing session is not an error. Throws the translated error of the first key
+   * S3 could not delete.
+   */
+  async deleteSession(sessionId: string): Promise<void> {
+    validateName('sessionId', sessionId);
+    const keys: string[] = [];
+    for (const folder of [this.layout.backupFolder(sessionId), this.layout.sessionFolder(sessionId)]) {
+      for (const object of await listObjects(this.context, folder)) if (object.Key) keys.push(object.Key);
+    }
+    const batches: string[][] = [];
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) batches.push(keys.slice(start, start + DELETE_BATCH));
+    await Promise.all(
+      batches.map((batch) =>
+        this.limit(async () => {
+          const context = `deleteSession "${sessionId}" in s3://${this.bucket}/${this.prefix}`;
+          let errors;
+          try {
+            ({ Errors: errors } = await this.client.send(
+              new DeleteObjectsCommand({
+                Bucket: this.bucket,
+                Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
+              }),
+            ));
+          } catch (error) {
+            throw await this.translate(error, context);
+          }
+          const first = errors?.[0];
+          if (first) {
+            const cause = Object.assign(new Error(first.Message ?? first.Code ?? 'delete failed'), { name: first.Code ?? 'Error' });
+            throw await this.translate(cause, `${context}: could not delete ${this.describe(first.Key ?? '')}`);
+          }
+        }),
+      ),
+    );
+    this.logCursors.delete(sessionId);
+  }
+
+  /** The session's log (see `S3SessionLog`). Does no I/O; throws `InvalidArgumentError` for a bad id. */
+  sessionLog(sessionId: string): SessionLog {
+    validateName('sessionId', sessionId);
+    let cursor = this.logCursors.get(sessionId);
+    if (cursor === undefined) {
+      cursor = { nextSequence: undefined, queue: Promise.resolve() };
+      this.logCursors.set(sessionId, cursor);
+    }
+    return new S3SessionLog(this.context, sessionId, cursor);
+  }
+
+  /**
+   * Take the session's lock: a lease object renewed in the background until `release` (see
+   * `S3SessionLocks`). Throws `LockedError` naming the holder if another unexpired lease exists.
+   */
+  async lockSession(sessionId: string): Promise<SessionLock> {
+    validateName('sessionId', sessionId);
+    return this.locks.lock(sessionId);
+  }
+
+  /** Whether a holder other than this store's own locks has an unexpired lease on the session. */
+  async isSessionLocked(sessionId: string): Promise<boolean> {
+    validateName('sessionId', sessionId);
+    return this.locks.isLocked(sessionId);
+  }
+
+  /** Always false: the store keeps nothing on the workspace file system. */
+  containsPath(_absolutePath: string): boolean {
+    return false;
+  }
+
+  /** Close the client's connections if the store built the client (a given client is left alone). */
+  destroy(): void {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  private describe(key: string): string {
+    return `s3://${this.bucket}/${key}`;
+  }
+
+  private async upload(key: string, handle: FileHandle, expected: BackupInfo & { sha256: string }): Promise<{ size: number; sha256: string }> {
+    const hashing = new HashingStream();
+    const body = handle.createReadStream({ start: 0, autoClose: false, highWaterMark: READ_CHUNK_BYTES });
+    body.on('error', (error) => hashing.destroy(error));
+    const upload = new Upload({
+      client: this.client,
+      partSize: Math.max(this.partSizeBytes, Math.ceil(expected.size / MAX_PARTS)),
+      queueSize: this.uploadQueueSize,
+      params: {
+        Bucket: this.bucket,
+        Key: key,
+        Body: body.pipe(hashing),
+        IfNoneMatch: '*',
+        ContentType: 'application/octet-stream',
+        Metadata: {
+          [METADATA.mode]: expected.mode.toString(8),
+          [METADATA.size]: String(expected.size),
+          [METADATA.sha256]: expected.sha256,
+        },
+      },
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      body.destroy();
+      if (isPreconditionFailed(error)) {
+        throw new ConflictError(`putBackup ${this.describe(key)}: the backup already exists (backups are written once)`, { cause: error });
+      }
+      throw await this.translate(error, `putBackup ${this.describe(key)}`);
+    }
+    return { size: hashing.bytes, sha256: hashing.digest() };
+  }
+
+  private async getObject(key: string, context: string): Promise<GetObjectCommandOutput> {
+    try {
+      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      if (isNotFound(error)) throw new NotFoundError(`${context}: the backup does not exist`, { cause: error });
+      throw await this.translate(error, context);
+    }
+  }
+
+  private async deleteKey(key: string, context: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      if (!isNotFound(error)) throw await this.translate(error, context);
+    }
+  }
+
+  private async translate(error: unknown, context: string): Promise<FhError> {
+    this.target ??= this.resolveTarget();
+    return translateS3Error(error, context, await this.target);
+  }
+
+  private async resolveTarget(): Promise<RequestTarget> {
+    try {
+      const endpoint = await this.client.config.endpoint?.();
+      if (endpoint) {
+        const port = endpoint.port === undefined ? '' : `:${endpoint.port}`;
+        return { endpoint: `${endpoint.protocol}//${endpoint.hostname}${port}${endpoint.path === '/' ? '' : endpoint.path}`, bucket: this.bucket };
+      }
+      return { endpoint: `the AWS S3 endpoint of region ${await this.client.config.region()}`, bucket: this.bucket };
+    } catch {
+      return { endpoint: 'the AWS S3 endpoint (region not configured)', bucket: this.bucket };
+    }
+  }
+}
+
+/**
+ * The `x-amz-copy-source` value `bucket/key`, URL-encoded per segment but keeping the characters
+ * S3 accepts literally (`@ : , ; = $ &`), because some S3-compatible servers decode it only with
+ * `decodeURI`, which leaves their escapes alone.
+ */
+function copySource(bucket: string, key: string): string {
+  const literal: Record<string, string> = { '%40': '@', '%3A': ':', '%2C': ',', '%3B': ';', '%3D': '=', '%24': '$', '%26': '&' };
+  const encoded = key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/%(40|3A|2C|3B|3D|24|26)/g, (escape) => literal[escape] ?? escape))
+    .join('/');
+  return `${bucket}/${encoded}`;
+}
+
+/** BackupInfo from an object's size and fh metadata (mode 0o644 and no sha256 when absent). */
+function backupInfoOf(size: number, metadata: Record<string, string> | undefined): BackupInfo {
+  const mode = metadata?.[METADATA.mode];
+  const sha256 = metadata?.[METADATA.sha256];
+  const parsedMode = mode === undefined ? Number.NaN : Number.parseInt(mode, 8);
+  return {
+    size,
+    mode: Number.isNaN(parsedMode) ? 0o644 : parsedMode,
+    ...(sha256 ? { sha256 } : {}),
+  };
+}
+
+/**
+ * Throw `CorruptError` (naming the object `described`) unless `bytes` and `sha256` (what was read) match the object's recorded
+ * size (fh metadata, else Content-Length) and sha256 (when recorded).
+ */
+function checkIntegrity(described: string, response: GetObjectCommandOutput, bytes: number, sha256: string): void {
+  const recordedSize = response.Metadata?.[METADATA.size];
+  const expectedSize = recordedSize === undefined ? response.ContentLength : Number(recordedSize);
+  if (expectedSize !== undefined && bytes !== expectedSize) {
+    throw new CorruptError(`backup ${described} is corrupt: ${bytes} bytes read, ${expectedSize} recorded`);
+  }
+  const expectedSha256 = response.Metadata?.[METADATA.sha256];
+  if (expectedSha256 !== undefined && sha256 !== expectedSha256) {
+    throw new CorruptError(`backup ${described} is corrupt: sha256 ${sha256} read, ${expectedSha256} recorded`);
+  }
+}

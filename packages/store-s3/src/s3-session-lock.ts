@@ -1,0 +1,187 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { LockedError, type SessionLock } from '@fh/core';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isNotFound, isPreconditionFailed } from './translate-error.js';
+import type { S3Context } from './s3-context.js';
+
+/** The body of `<prefix>sessions/<sessionId>/lock.json`. */
+export interface LockLease {
+  /** Random id of this holder (one `lockSession` call). */
+  holder: string;
+  /** Host name and pid of the holder, for the `LockedError` message. */
+  host: string;
+  pid: number;
+  /** When the lease ends unless renewed, ms since the epoch (the holder's clock). */
+  expiresAtMs: number;
+}
+
+/** A lease as read back from S3, with its ETag for conditional writes. */
+interface StoredLease {
+  lease: LockLease;
+  etag: string | undefined;
+}
+
+/**
+ * Session locks as leases in S3: the lock is the object `<prefix>sessions/<sessionId>/lock.json`,
+ * created with `If-None-Match: *` (so exactly one of two racing sandboxes gets it) and renewed by
+ * its holder every third of the TTL with `If-Match: <etag>`. A lease past its expiry (its holder
+ * died with its sandbox) is taken over with `If-Match` on the stale lease's ETag, so only one
+ * taker wins. Release deletes the object if it is still this holder's.
+ */
+export class S3SessionLocks {
+  /** Holders taken through this store, by session id, so `isSessionLocked` can skip our own. */
+  private readonly heldHere = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly context: S3Context,
+    private readonly ttlMs: number,
+  ) {}
+
+  /**
+   * Take the session's lock. Throws `LockedError` naming the session, the holder's host and pid,
+   * and when its lease ends, if another unexpired lease exists; `UnavailableError` and
+   * `PermissionError` when S3 fails.
+   */
+  async lock(sessionId: string): Promise<SessionLock> {
+    const key = this.context.layout.lockKey(sessionId);
+    const lease: LockLease = { holder: randomUUID(), host: hostname(), pid: process.pid, expiresAtMs: 0 };
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      let etag = await this.write(key, lease, { IfNoneMatch: '*' });
+      if (etag === undefined) {
+        const existing = await this.read(key);
+        if (existing === undefined) continue;
+        if (existing.lease.expiresAtMs > Date.now()) {
+          throw new LockedError(
+            `session "${sessionId}" is locked by ${existing.lease.host} (pid ${existing.lease.pid}) until ` +
+              `${new Date(existing.lease.expiresAtMs).toISOString()} (${this.context.describe(key)})`,
+          );
+        }
+        if (existing.etag === undefined) continue;
+        etag = await this.write(key, lease, { IfMatch: existing.etag });
+        if (etag === undefined) continue;
+      }
+      return this.hold(sessionId, key, lease, etag);
+    }
+    throw new LockedError(`session "${sessionId}" could not be locked: other holders keep changing ${this.context.describe(key)}`);
+  }
+
+  /** Whether a holder other than this store's own `lock` calls has an unexpired lease on the session. */
+  async isLocked(sessionId: string): Promise<boolean> {
+    const existing = await this.read(this.context.layout.lockKey(sessionId));
+    if (existing === undefined || existing.lease.expiresAtMs <= Date.now()) return false;
+    return !(this.heldHere.get(sessionId)?.has(existing.lease.holder) ?? false);
+  }
+
+  private hold(sessionId: string, key: string, lease: LockLease, firstEtag: string): SessionLock {
+    let etag: string | undefined = firstEtag;
+    let released = false;
+    const holders = this.heldHere.get(sessionId) ?? new Set<string>();
+    holders.add(lease.holder);
+    this.heldHere.set(sessionId, holders);
+    const renew = async (): Promise<void> => {
+      if (etag === undefined) return;
+      try {
+        etag = await this.write(key, lease, { IfMatch: etag });
+      } catch {
+        // A failed renewal is retried at the next tick; the lease stays valid until it expires.
+      }
+    };
+    let renewing: Promise<void> = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = renewing.then(renew);
+    }, Math.max(1, Math.floor(this.ttlMs / 3)));
+    timer.unref();
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        clearInterval(timer);
+        await renewing;
+        holders.delete(lease.holder);
+        if (etag === undefined) return;
+        await this.context.limit(async () => {
+          try {
+            await this.context.client.send(new DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: etag }));
+          } catch (error) {
+            if (!isPreconditionFailed(error) && !isNotFound(error)) {
+              throw await this.context.translate(error, `release session lock ${this.context.describe(key)}`);
+            }
+          }
+        });
+      },
+    };
+  }
+
+  /**
+   * Write the lease with a fresh expiry under the given condition. Returns the new ETag (`*` if
+   * S3 sent none), or undefined when the condition failed (412).
+   */
+  private async write(key: string, lease: LockLease, condition: { IfNoneMatch: '*' } | { IfMatch: string }): Promise<string | undefined> {
+    lease.expiresAtMs = Date.now() + this.ttlMs;
+    return this.context.limit(async () => {
+      try {
+        const response = await this.context.client.send(
+          new PutObjectCommand({
+            Bucket: this.context.bucket,
+            Key: key,
+            Body: JSON.stringify(lease),
+            ContentType: 'application/json',
+            ...condition,
+          }),
+        );
+        return response.ETag ?? '*';
+      } catch (error) {
+        if (isPreconditionFailed(error)) return undefined;
+        throw await this.context.translate(error, `write session lock ${this.context.describe(key)}`);
+      }
+    });
+  }
+
+  /**
+   * The stored lease, or undefined if there is none. A lease that does not parse is read again a
+   * few times (a server without atomic puts may show a half-written one) before it counts as
+   * expired.
+   */
+  private async read(key: string): Promise<StoredLease | undefined> {
+    for (let attempt = 1; ; attempt += 1) {
+      const stored = await this.readOnce(key);
+      if (stored === undefined || stored.lease !== undefined || attempt === UNREADABLE_LEASE_READS) {
+        return stored && { lease: stored.lease ?? EXPIRED_LEASE, etag: stored.etag };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+
+  private async readOnce(key: string): Promise<{ lease: LockLease | undefined; etag: string | undefined } | undefined> {
+    return this.context.limit(async () => {
+      try {
+        const response = await this.context.client.send(new GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
+        const text = (await response.Body?.transformToString('utf8')) ?? '';
+        return { lease: parseLease(text), etag: response.ETag };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw await this.context.translate(error, `read session lock ${this.context.describe(key)}`);
+      }
+    });
+  }
+}
+
+/** How many times an unparsable lease is read before it counts as expired. */
+const UNREADABLE_LEASE_READS = 4;
+
+/** What an unreadable lock object counts as: a lease that has expired, so it can be taken over. */
+const EXPIRED_LEASE: LockLease = { holder: '', host: 'unknown host', pid: 0, expiresAtMs: 0 };
+
+/** Parse a lease, or undefined if the text is not one. */
+function parseLease(text: string): LockLease | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<LockLease>;
+    if (typeof value.holder === 'string' && typeof value.expiresAtMs === 'number') {
+      return { holder: value.holder, host: String(value.host ?? 'unknown host'), pid: Number(value.pid ?? 0), expiresAtMs: value.expiresAtMs };
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
