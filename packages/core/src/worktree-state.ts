@@ -379,8 +379,13 @@ export interface PlanWorktreeRewindInput {
   state: Readonly<FileHistoryState>;
   /** The absolute root the state's tracking paths are relative to (the session's project root). */
   projectRoot: string;
-  /** The snapshot to rewind to. Default: the latest snapshot. */
+  /** The snapshot to rewind to. Default: the latest snapshot (of `eligibleMessageIds`, when given). */
   messageId?: string;
+  /**
+   * Messages whose snapshots were taken while the session was in the worktree (see
+   * {@link worktreeSnapshotMessageIds}); others are refused. Default: every snapshot.
+   */
+  eligibleMessageIds?: ReadonlySet<string>;
 }
 
 /** What {@link planWorktreeRewind} decided. */
@@ -397,23 +402,29 @@ export interface WorktreeRewindPlan {
 
 /**
  * Choose what a worktree restore rewinds: the session's tracked files that lie inside the
- * worktree, to the snapshot of `messageId` (default: the latest). The session's project root may be
- * the worktree itself or a folder around it (a session that entered the worktree mid-way).
- * Throws `NotFoundError` naming the message when no snapshot has it, and `InvalidArgumentError`
- * when `projectRoot` is not absolute.
+ * worktree, to the snapshot of `messageId` (default: the latest eligible one). The session's project
+ * root may be the worktree itself or a folder around it (tracked paths outside the worktree are
+ * left alone and listed). Throws `NotFoundError` naming the message when no snapshot has it, and
+ * `InvalidArgumentError` when it is not eligible or `projectRoot` is not absolute.
  */
 export function planWorktreeRewind(input: PlanWorktreeRewindInput): WorktreeRewindPlan {
   const projectRoot = normalisedAbsolutePath(input.projectRoot, 'projectRoot');
   const worktreePath = input.worktreeState.worktreePath;
   const snapshots = input.state.snapshots;
+  const eligible = input.eligibleMessageIds;
   let messageId: string | undefined;
   if (input.messageId !== undefined) {
     if (!snapshots.some((snapshot) => snapshot.messageId === input.messageId)) {
       throw new NotFoundError(`no snapshot for message ${JSON.stringify(input.messageId)} in the session`);
     }
+    if (eligible !== undefined && !eligible.has(input.messageId)) {
+      throw new InvalidArgumentError(
+        `the snapshot of message ${JSON.stringify(input.messageId)} was taken before the session entered the worktree ${worktreePath}; its paths belong to another folder`,
+      );
+    }
     messageId = input.messageId;
   } else {
-    messageId = snapshots[snapshots.length - 1]?.messageId;
+    messageId = snapshots.findLast((snapshot) => eligible === undefined || eligible.has(snapshot.messageId))?.messageId;
   }
   const worktreePrefix = projectRoot === worktreePath ? '' : relative(projectRoot, worktreePath).split(sep).join('/');
   const rootIsAround = worktreePrefix === '' || isInside(projectRoot, worktreePath);
@@ -426,4 +437,37 @@ export function planWorktreeRewind(input: PlanWorktreeRewindInput): WorktreeRewi
     (inWorktree ? paths : outside).push(path);
   }
   return { messageId, paths: messageId === undefined ? [] : paths, outside, worktreePrefix };
+}
+
+/**
+ * The messages whose snapshots a session took while it was in the worktree at `worktreePath`.
+ * Claude Code re-roots a session's file history when it enters a worktree (its tracking paths then
+ * resolve against the worktree), so only these snapshots can be rewound into the worktree.
+ *
+ * Records are read in order: the session counts as inside from its first record when its first
+ * `cwd` is the worktree (or a folder in it), and from each `worktree-state` record naming the
+ * worktree until one names something else (or null). A `file-history-snapshot` record that is not
+ * an update adds its message when inside and removes it when outside. Malformed records are
+ * ignored. Never throws.
+ */
+export function worktreeSnapshotMessageIds(records: Iterable<unknown>, worktreePath: string): Set<string> {
+  const list = [...records];
+  const inWorktree = (path: unknown): boolean => typeof path === 'string' && (path === worktreePath || isInside(worktreePath, path));
+  const firstCwd = list.find((record) => isObject(record) && typeof record.cwd === 'string' && record.cwd !== '') as JsonObject | undefined;
+  let inside = firstCwd !== undefined && inWorktree(firstCwd.cwd);
+  const messageIds = new Set<string>();
+  for (const record of list) {
+    if (!isObject(record)) continue;
+    if (record.type === WORKTREE_STATE_RECORD_TYPE) {
+      const session = record.worktreeSession;
+      inside = isObject(session) && session.worktreePath === worktreePath;
+    } else if (record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) {
+      const snapshot = record.snapshot;
+      const messageId = isObject(snapshot) && typeof snapshot.messageId === 'string' ? snapshot.messageId : record.messageId;
+      if (typeof messageId !== 'string' || messageId === '') continue;
+      if (inside) messageIds.add(messageId);
+      else messageIds.delete(messageId);
+    }
+  }
+  return messageIds;
 }

@@ -1,0 +1,4 @@
+/** The `fh-worktree-restore` binary. */
+import { main } from './program.js';
+
+process.exitCode = await main(process.argv.slice(2));
