@@ -4,7 +4,7 @@
  * temp folders that are removed after the test file, write and read real files, build git repos.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,10 @@ export async function tempFolder(prefix = 'fh-cli-test-'): Promise<string> {
   return folder;
 }
 
-/** The base environment of every run: no FH_* or colour variables leak in from the test runner. */
+/**
+ * The base environment of every run: no FH_*, CLAUDE_* or colour variables leak in from the test
+ * runner, and PATH holds only node and the system folders (no node_modules/.bin with an `fh`).
+ */
 export function baseEnvironment(home: string): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -54,6 +57,7 @@ export function baseEnvironment(home: string): Record<string, string> {
     environment[key] = value;
   }
   environment.HOME = home;
+  environment.PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
   return environment;
 }
 
@@ -175,4 +179,51 @@ export function run(command: string, args: readonly string[], cwd: string): Prom
   return new Promise((resolvePromise, reject) => {
     execFile(command, args, { cwd, encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout)));
   });
+}
+
+/**
+ * A git repository whose history has every kind of change the demo replays: added, modified,
+ * deleted, renamed (with and without edits), executable bit on and off, a binary file, a symlink
+ * (skipped), and a merge on the first-parent chain. Returns its folder.
+ */
+export async function makeScenarioRepository(): Promise<string> {
+  const repository = await tempFolder('fh-demo-repo-');
+  const commit = (message: string): void => {
+    git(repository, ['add', '-A']);
+    git(repository, ['commit', '-q', '-m', message]);
+  };
+  git(repository, ['init', '-q', '-b', 'main']);
+  await writeFiles(repository, {
+    'a.txt': 'one\ntwo\n',
+    'bin/run.sh': { content: '#!/bin/sh\necho hi\n', mode: 0o755 },
+    'docs/readme.md': '# docs\n',
+    'src/x.ts': 'export const x = 1;\n',
+  });
+  await symlink('a.txt', join(repository, 'link'));
+  commit('root: files, an executable, a symlink');
+  await writeFiles(repository, { 'a.txt': 'one\nTWO\nthree\n', 'bin/run.sh': { content: '#!/bin/sh\necho hi\n', mode: 0o644 } });
+  commit('modify a.txt, executable bit off');
+  git(repository, ['mv', 'docs/readme.md', 'docs/README.md']);
+  await writeFiles(repository, { 'data.bin': new Uint8Array([0x62, 0x00, 0xff, 0x01]) });
+  commit('rename docs, add a binary file');
+  git(repository, ['mv', 'src/x.ts', 'src/y.ts']);
+  await writeFiles(repository, { 'src/y.ts': 'export const x = 1;\nexport const y = 2;\n' });
+  git(repository, ['rm', '-q', 'data.bin']);
+  commit('rename with edits, delete the binary file');
+  await unlink(join(repository, 'link'));
+  await symlink('docs/README.md', join(repository, 'link'));
+  await writeFiles(repository, { 'tool.sh': { content: '#!/bin/sh\n', mode: 0o755 }, 'bin/run.sh': { content: '#!/bin/sh\necho hi\n', mode: 0o755 } });
+  commit('retarget the symlink, executable bits on');
+  await writeFiles(repository, { 'a.txt': '' });
+  commit('empty a.txt');
+  git(repository, ['checkout', '-q', '-b', 'side']);
+  await writeFiles(repository, { 'side.txt': 'side\n' });
+  commit('side work');
+  git(repository, ['checkout', '-q', 'main']);
+  await writeFiles(repository, { 'main.txt': 'main\n' });
+  commit('main work');
+  git(repository, ['merge', '-q', '--no-ff', 'side', '-m', 'merge side']);
+  await writeFiles(repository, { 'main.txt': 'main\nafter\n' });
+  commit('after the merge');
+  return repository;
 }

@@ -1,7 +1,7 @@
-import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliPath, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
+import { baseEnvironment, cliPath, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
 const SESSION = '5d0c6a52-1c1e-4c36-9d55-3b0f5b7b1e01';
 
@@ -142,6 +142,16 @@ describe('fh hook install', () => {
     const again = await runCli(['hook', 'install', '--json'], { home: box.home, cwd: box.project });
     expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, backupPath: null });
     expect((await readdir(join(box.project, '.claude'))).filter((name) => name.endsWith('.bak'))).toHaveLength(1);
+  });
+
+  it('runs `fh hook` when the fh on PATH is this program', async () => {
+    const box = await sandbox();
+    const bin = join(box.home, 'bin');
+    await mkdir(bin);
+    await symlink(cliPath, join(bin, 'fh'));
+    const { PATH } = baseEnvironment(box.home);
+    const result = await runCli(['--json', 'hook', 'install', '--print'], { home: box.home, cwd: box.project, env: { PATH: `${bin}:${PATH}` } });
+    expect(JSON.parse(result.stdout)).toEqual({ hooks: fhHooks('fh hook') });
   });
 
   it('--scope user writes ~/.claude/settings.json', async () => {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FileHistory, MAX_SNAPSHOTS } from '@fh/core';
+import { FileHistory, MAX_SNAPSHOTS, RewindSession, type RewindResult } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { ExitCode, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -37,6 +37,7 @@ export async function run(context: CommandContext, options: DemoCommandOptions):
   await mkdir(workspace);
   const output = context.output;
   let history: FileHistory | undefined;
+  let rewinder: RewindSession | undefined;
   const progress = output.progress('fh demo', options.commits * 2);
   try {
     const report = await replayRepository({
@@ -45,12 +46,18 @@ export async function run(context: CommandContext, options: DemoCommandOptions):
       workspace,
       openHistory: async () => {
         const store = new FsBackupStore({ root: storeFolder });
-        history = await FileHistory.open({ projectRoot: workspace, sessionId: randomUUID(), store });
-        return history;
+        const opened = await FileHistory.open({ projectRoot: workspace, sessionId: randomUUID(), store });
+        history = opened;
+        rewinder = new RewindSession({ history: opened });
+        const session = rewinder;
+        return {
+          trackEdit: (path) => opened.trackEdit(path),
+          makeSnapshot: (messageId) => opened.makeSnapshot(messageId),
+          rewind: async (messageId) => (await session.restore({ messageId, mode: 'code' })).code as RewindResult,
+        };
       },
       undoLastRewind: async () => {
-        const undo = (history as unknown as { undoRewind(): Promise<{ failed: Array<{ path: string; error: Error }> }> }).undoRewind;
-        const result = await undo.call(history);
+        const result = await (rewinder as RewindSession).undoRewind();
         return result.failed.map((failure) => ({ path: failure.path, error: failure.error.message }));
       },
       onStep: () => progress.tick(),
@@ -89,7 +96,7 @@ function renderReport(context: CommandContext, report: ReplayReport, options: De
     ),
   );
   lines.push('');
-  const skipped = report.turns.flatMap((turn) => turn.skipped);
+  const skipped = [...new Set(report.turns.flatMap((turn) => turn.skipped))];
   if (skipped.length > 0) lines.push(`Skipped ${skipped.length} symlink or submodule path${skipped.length === 1 ? '' : 's'}: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
   lines.push(
     `Replay: ${report.replayed} turns, ${report.trackedFiles} tracked files, ${formatMs(report.replayMs)}` +

@@ -1,8 +1,57 @@
-/** `fh fork` (placeholder until the conversation API lands). */
-import { UsageError } from '../cli-errors.js';
+/**
+ * `fh fork <messageId> [--to <id>]`: write the conversation up to (not including) that prompt as a
+ * new session — its messages, the checkpoints of the kept turns and their backups (hard-linked
+ * where possible) — so an agent can resume it. Only the new session is written; the source is
+ * only read. With `--claude` the fork is a new Claude Code session (`claude --resume <id>`).
+ *
+ * JSON: `{ "sessionId", "forkSessionId", "messageId", "projectRoot", "messages", "checkpoints",
+ * "linked", "copied", "missing": [{ "backupFileName", "references" }], "prompt": { "text", ... } | null }`.
+ * Exit 3 when backups were missing from the source (each named; the rest was carried).
+ */
+import { PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { openSession } from '../open-session.js';
+import { rewindSessionFor } from '../rewind-session.js';
+
+/** Options of `fh fork`. */
+export interface ForkOptions {
+  to?: string;
+}
 
 /** Run `fh fork`. */
-export async function run(_context: CommandContext): Promise<void> {
-  throw new UsageError('fh fork is not available yet');
+export async function run(context: CommandContext, messageId: string, options: ForkOptions): Promise<void> {
+  const session = await openSession(context);
+  try {
+    const rewinder = await rewindSessionFor(context, session);
+    const result = await rewinder.fork(messageId, options.to === undefined ? {} : { sessionId: options.to });
+    const prompt = result.plan.rewind?.prompt;
+    const missing = result.resume.missing;
+    context.output.result(
+      {
+        sessionId: session.sessionId,
+        forkSessionId: result.sessionId,
+        messageId,
+        projectRoot: session.projectRoot,
+        messages: result.plan.messages.length,
+        checkpoints: result.resume.state.snapshots.length,
+        linked: result.resume.linked.length,
+        copied: result.resume.copied.length,
+        missing,
+        prompt: prompt === undefined ? null : { text: prompt.text, mode: prompt.mode, images: prompt.images.length, permissionMode: prompt.permissionMode ?? null },
+      },
+      () => [
+        `Forked ${session.sessionId} before ${messageId} as ${result.sessionId}: ${result.plan.messages.length} messages, ${result.resume.state.snapshots.length} checkpoints`,
+        session.claude ? `Resume it with: claude --resume ${result.sessionId}` : `Use it with: fh --session ${result.sessionId} list`,
+        ...(prompt === undefined ? [] : ['The prompt you forked before, ready to edit and resend:', '', prompt.text]),
+      ],
+    );
+    if (missing.length > 0) {
+      throw new PartialFailureError(
+        `${missing.length} backup${missing.length === 1 ? ' is' : 's are'} missing from session ${session.sessionId}`,
+        missing.map((entry) => ({ path: [...new Set(entry.references.map((reference) => reference.path))].join(', '), error: `backup ${entry.backupFileName} missing` })),
+      );
+    }
+  } finally {
+    await session.close();
+  }
 }

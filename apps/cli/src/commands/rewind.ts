@@ -1,8 +1,222 @@
-/** `fh rewind` (placeholder until the conversation API lands). */
-import { UsageError } from '../cli-errors.js';
+/**
+ * `fh rewind [messageId] [--mode both|code|conversation] [--paths <p…>] [--dry-run] [--yes]`.
+ *
+ * Without a message id on a terminal it opens the interactive menu (seed 000 §2); without a
+ * terminal it needs a message id. Before changing anything it asks on the terminal — or, without
+ * one, refuses unless `--yes` is given. The files a rewind overwrites are saved first in an undo
+ * point (`fh undo` puts them back). After a conversation rewind the rewound prompt is printed,
+ * ready to edit and resend. The session log is append-only: the conversation a later turn
+ * continues is the agent's; `fh fork` writes the rewound conversation as a new session to resume.
+ *
+ * Default mode: `both` when the message is a recorded prompt with a checkpoint, `code` for a
+ * checkpoint whose prompt was not recorded, `conversation` for a prompt without a checkpoint.
+ *
+ * JSON: `{ "sessionId", "projectRoot", "messageId", "mode", "dryRun", "code": { "restored",
+ * "deleted", "skipped": [{ "path", "reason" }], "failed": [{ "path", "error" }] } | null,
+ * "preview": DiffStats & { "changedSinceLatestSnapshot" } | null, "undoId": string | null,
+ * "conversation": { "conversationId", "removedMessageIds", "prompt": { "text", "mode", "images",
+ * "permissionMode" } } | null }`; the menu's "never mind" gives `{ "messageId": null, "mode":
+ * "nevermind" }`. Exit 3 when some files could not be rewound (each is named).
+ */
+import { createInterface } from 'node:readline/promises';
+import { resolve } from 'node:path';
+import {
+  findSelectableMessageIndex,
+  isTranscriptMessage,
+  promptForResubmit,
+  rewindConversation,
+  type ConversationRecord,
+  type PromptForResubmit,
+  type RewindSession,
+} from '@fh/core';
+import { PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { openSession, type OpenedSession } from '../open-session.js';
+import { plural } from '../format.js';
+import { renderDiffStats } from '../render-stats.js';
+import { rewindSessionFor } from '../rewind-session.js';
+import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
+
+/** Options of `fh rewind`. */
+export interface RewindCommandOptions {
+  mode?: RewindMode;
+  paths?: string[];
+  dryRun?: boolean;
+  yes?: boolean;
+}
+
+/** True when a person can answer on this terminal (and the output is not for a program). */
+export function isInteractive(context: CommandContext): boolean {
+  return process.stdin.isTTY === true && process.stdout.isTTY === true && !context.output.json;
+}
 
 /** Run `fh rewind`. */
-export async function run(_context: CommandContext): Promise<void> {
-  throw new UsageError('fh rewind is not available yet');
+export async function run(context: CommandContext, messageIdArgument: string | undefined, options: RewindCommandOptions): Promise<void> {
+  const session = await openSession(context);
+  try {
+    const rewinder = await rewindSessionFor(context, session);
+    let messageId = messageIdArgument;
+    let mode = options.mode;
+    let confirmed = options.yes === true;
+    if (messageId === undefined) {
+      if (!isInteractive(context)) {
+        throw new UsageError('fh rewind needs a message id when there is no terminal to show the menu on (fh list shows them)');
+      }
+      const { runRewindMenu } = await import('../menu/rewind-menu.js');
+      const choice = await runRewindMenu(await menuEntries(session, rewinder));
+      if (choice === null) {
+        context.output.result({ sessionId: session.sessionId, messageId: null, mode: 'nevermind' }, () => 'Never mind: nothing changed.');
+        return;
+      }
+      messageId = choice.messageId;
+      mode = choice.mode;
+      confirmed = true;
+    }
+    const hasMessage = isRecordedPrompt(rewinder, messageId);
+    const canRestore = session.history.canRestore(messageId);
+    mode ??= hasMessage && canRestore ? 'both' : canRestore || !hasMessage ? 'code' : 'conversation';
+    const paths = options.paths?.map((path) => resolve(context.cwd, path));
+    const codeMode = mode === 'both' || mode === 'code';
+
+    if (options.dryRun === true || !confirmed) {
+      const preview = codeMode ? await rewinder.preview(messageId, paths === undefined ? {} : { paths }) : null;
+      const conversation = mode === 'code' ? null : conversationPreview(rewinder, messageId);
+      if (options.dryRun === true) {
+        context.output.result(
+          { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation },
+          () => [
+            ...(preview === null ? [] : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${messageId}`)),
+            ...(conversation === null ? [] : [`Rewinding the conversation would drop ${plural(conversation.removedMessageIds.length, 'message')}, from the prompt: ${conversation.prompt.text}`]),
+            'Dry run: nothing changed.',
+          ],
+        );
+        return;
+      }
+      if (!isInteractive(context)) {
+        throw new UsageError('refusing to rewind without confirmation: there is no terminal to ask on; pass --yes (or --dry-run to preview)');
+      }
+      const summary = preview === null ? [] : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${messageId}`);
+      for (const line of summary) context.output.line(line);
+      if (preview !== null && preview.changedSinceLatestSnapshot.length > 0) {
+        context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.join(', ')}`));
+      }
+      if (!(await confirm(`Rewind ${mode === 'both' ? 'code and conversation' : mode} to ${messageId}? [y/N] `))) {
+        context.output.line('Nothing changed.');
+        return;
+      }
+    }
+
+    const result = await rewinder.restore({ messageId, mode, ...(paths === undefined ? {} : { paths }) });
+    const code = result.code === undefined
+      ? null
+      : { restored: result.code.restored, deleted: result.code.deleted, skipped: result.code.skipped, failed: result.code.failed.map((failure) => ({ path: failure.path, error: failure.error.message })) };
+    const conversation = result.conversation === undefined
+      ? null
+      : { conversationId: result.conversation.conversationId, removedMessageIds: result.conversation.removedMessageIds, prompt: promptDocument(result.conversation.prompt) };
+    const undoId = result.undoPoint?.undoId ?? null;
+    const colors = context.output.colors;
+    context.output.result(
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation },
+      () => [
+        ...(code === null
+          ? []
+          : [
+              `Rewound the code to ${messageId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}`,
+              ...code.restored.map((path) => `  restored  ${path}`),
+              ...code.deleted.map((path) => `  deleted   ${path}`),
+              ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${entry.path}: ${entry.reason}`),
+            ]),
+        ...(undoId === null ? [] : [colors.dim('Undo with: fh undo')]),
+        ...(conversation === null
+          ? []
+          : [
+              `Rewound the conversation to before ${messageId} (${plural(conversation.removedMessageIds.length, 'message')} dropped). The prompt, ready to edit and resend:`,
+              '',
+              conversation.prompt.text,
+              '',
+              colors.dim(`To continue from here as a new session: fh${session.claude ? ' --claude' : ''} fork ${messageId}`),
+            ]),
+      ],
+    );
+    if (code !== null && code.failed.length > 0) {
+      throw new PartialFailureError(`${code.failed.length} file${code.failed.length === 1 ? '' : 's'} could not be rewound`, code.failed);
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+/** The prompt fields of the JSON document (images as a count: their bytes stay in the session). */
+function promptDocument(prompt: PromptForResubmit): { text: string; mode: string; images: number; permissionMode: string | null } {
+  return { text: prompt.text, mode: prompt.mode, images: prompt.images.length, permissionMode: prompt.permissionMode ?? null };
+}
+
+function isRecordedPrompt(rewinder: RewindSession, messageId: string): boolean {
+  try {
+    findSelectableMessageIndex(rewinder.messages as ConversationRecord[], messageId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function conversationPreview(rewinder: RewindSession, messageId: string) {
+  const rewind = rewindConversation(rewinder.messages as ConversationRecord[], messageId);
+  return { conversationId: null, removedMessageIds: rewind.removedMessageIds, prompt: promptDocument(rewind.prompt) };
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const reader = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await reader.question(question)).trim());
+  } finally {
+    reader.close();
+  }
+}
+
+/**
+ * The menu's entries: the current prompt, then every recorded prompt and every checkpoint whose
+ * prompt was not recorded, newest first, each with the dry run of a code rewind there.
+ */
+async function menuEntries(session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
+  const history = session.history;
+  const entries: Array<MenuEntry & { order: number }> = [];
+  const seen = new Set<string>();
+  for (const [position, selectable] of rewinder.selectableMessages().entries()) {
+    if (selectable.isCurrentPrompt) continue;
+    seen.add(selectable.messageId);
+    const canRestore = history.canRestore(selectable.messageId);
+    const timestamp = selectable.timestamp === undefined ? undefined : new Date(selectable.timestamp);
+    entries.push({
+      messageId: selectable.messageId,
+      isCurrent: false,
+      text: selectable.text,
+      timestamp,
+      hasMessage: true,
+      canRestore,
+      stats: canRestore ? await rewinder.preview(selectable.messageId) : undefined,
+      order: timestamp?.getTime() ?? position,
+    });
+  }
+  const texts = new Map<string, string>();
+  for (const record of session.records) {
+    if (record.type === 'user' && isTranscriptMessage(record)) texts.set(record.uuid, promptForResubmit(record).text);
+  }
+  for (const snapshot of history.state.snapshots) {
+    if (seen.has(snapshot.messageId)) continue;
+    seen.add(snapshot.messageId);
+    entries.push({
+      messageId: snapshot.messageId,
+      isCurrent: false,
+      text: texts.get(snapshot.messageId) ?? '',
+      timestamp: snapshot.timestamp,
+      hasMessage: false,
+      canRestore: true,
+      stats: await rewinder.preview(snapshot.messageId),
+      order: snapshot.timestamp.getTime(),
+    });
+  }
+  entries.sort((a, b) => b.order - a.order);
+  const current: MenuEntry = { messageId: '', isCurrent: true, text: '', timestamp: undefined, hasMessage: false, canRestore: false, stats: undefined };
+  return [current, ...entries.map(({ order: _order, ...entry }) => entry)];
 }

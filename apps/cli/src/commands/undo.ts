@@ -1,8 +1,45 @@
-/** `fh undo` (placeholder until the conversation API lands). */
-import { UsageError } from '../cli-errors.js';
+/**
+ * `fh undo`: put back the files the last rewind changed, exactly as they were before it (from the
+ * undo point saved before the rewind wrote anything). Undoing again redoes. The conversation is
+ * not changed.
+ *
+ * JSON: `{ "sessionId", "projectRoot", "undoId", "redoUndoId", "restored", "deleted",
+ * "skipped": [{ "path", "reason" }], "failed": [{ "path", "error" }] }`. Exit 3 when some files
+ * could not be put back (each is named; the undo point stays, so it can be tried again).
+ */
+import { PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { openSession } from '../open-session.js';
+import { rewindSessionFor } from '../rewind-session.js';
 
 /** Run `fh undo`. */
-export async function run(_context: CommandContext): Promise<void> {
-  throw new UsageError('fh undo is not available yet');
+export async function run(context: CommandContext): Promise<void> {
+  const session = await openSession(context);
+  try {
+    const rewinder = await rewindSessionFor(context, session);
+    const result = await rewinder.undoRewind();
+    const failed = result.failed.map((failure) => ({ path: failure.path, error: failure.error.message }));
+    context.output.result(
+      {
+        sessionId: session.sessionId,
+        projectRoot: session.projectRoot,
+        undoId: result.undoId,
+        redoUndoId: result.redoUndoId,
+        restored: result.restored,
+        deleted: result.deleted,
+        skipped: result.skipped,
+        failed,
+      },
+      () => [
+        `Undid the last rewind: ${result.restored.length} restored, ${result.deleted.length} deleted`,
+        ...result.restored.map((path) => `  restored  ${path}`),
+        ...result.deleted.map((path) => `  deleted   ${path}`),
+        ...result.skipped.map((entry) => `  skipped   ${entry.path}: ${entry.reason}`),
+        ...(result.redoUndoId === null ? [] : ['Run fh undo again to redo the rewind.']),
+      ],
+    );
+    if (failed.length > 0) throw new PartialFailureError(`${failed.length} file${failed.length === 1 ? '' : 's'} could not be put back`, failed);
+  } finally {
+    await session.close();
+  }
 }

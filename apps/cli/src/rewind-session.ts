@@ -1,0 +1,22 @@
+/**
+ * The `RewindSession` (core) a command drives: the opened session's history and conversation,
+ * with undo points kept in fh's own store — for a Claude Code session (read-only) in the
+ * `--store` under the same session id, so `fh --claude undo` finds them.
+ */
+import { currentBranchRecords, RewindSession, type UndoStore } from '@fh/core';
+import type { CommandContext } from './context.js';
+import type { OpenedSession } from './open-session.js';
+
+/** Where a session's undo points live (see the module comment). */
+export async function undoStoreFor(context: CommandContext, session: OpenedSession): Promise<UndoStore> {
+  return session.claude ? { store: await context.store(), sessionId: session.sessionId } : { store: session.store, sessionId: session.sessionId };
+}
+
+/** A RewindSession over the session's current conversation branch, with its undo store. */
+export async function rewindSessionFor(context: CommandContext, session: OpenedSession): Promise<RewindSession> {
+  return new RewindSession({
+    history: session.history,
+    messages: currentBranchRecords(session.records),
+    undo: await undoStoreFor(context, session),
+  });
+}

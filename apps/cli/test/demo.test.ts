@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { git, makeScenarioRepository, repositoryRoot, runCli, tempFolder, writeFiles } from './helpers.js';
+
+interface DemoTurnJson {
+  turn: number;
+  subject: string;
+  files: number;
+  insertions: number;
+  deletions: number;
+  skipped: string[];
+  verified: boolean;
+  mismatches: string[];
+}
+
+interface DemoJson {
+  requested: number;
+  replayed: number;
+  baseCommit: string | null;
+  baseNote: string | null;
+  turns: DemoTurnJson[];
+  trackedFiles: number;
+  undo: { verified: boolean; mismatches: string[] };
+  replayVerified: boolean;
+  ok: boolean;
+  workFolder: string | null;
+}
+
+async function demo(args: readonly string[]) {
+  const home = await tempFolder();
+  return runCli(['demo', ...args], { home, cwd: home });
+}
+
+describe('fh demo', () => {
+  it('replays every kind of change, verifies each rewind against git and the undo', async () => {
+    const repository = await makeScenarioRepository();
+    const result = await demo(['--repo', repository, '--json']);
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stdout) as DemoJson;
+    expect(report.ok).toBe(true);
+    expect(report.requested).toBe(30);
+    expect(report.replayed).toBe(8);
+    expect(report.baseCommit).toBeNull();
+    expect(report.baseNote).toBe('the oldest commit is the root commit: starting from the empty tree');
+    expect(report.turns.map((turn) => [turn.subject, turn.files, turn.insertions, turn.deletions, turn.skipped, turn.verified])).toEqual([
+      ['root: files, an executable, a symlink', 5, 7, 0, ['link'], true],
+      ['modify a.txt, executable bit off', 2, 2, 1, [], true],
+      ['rename docs, add a binary file', 2, 0, 0, [], true],
+      ['rename with edits, delete the binary file', 2, 1, 0, [], true],
+      ['retarget the symlink, executable bits on', 3, 2, 1, ['link'], true],
+      ['empty a.txt', 1, 0, 3, [], true],
+      ['main work', 1, 1, 0, [], true],
+      ['after the merge', 2, 2, 0, [], true],
+    ]);
+    expect(report.turns.flatMap((turn) => turn.mismatches)).toEqual([]);
+    expect(report.trackedFiles).toBe(10);
+    expect(report.replayVerified).toBe(true);
+    expect(report.undo).toEqual({ ms: expect.any(Number), verified: true, mismatches: [] });
+    expect(report.workFolder).toBeNull();
+  });
+
+  it('starts at the parent of the oldest commit it replays', async () => {
+    const repository = await makeScenarioRepository();
+    const result = await demo(['--repo', repository, '--commits', '3', '--json']);
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stdout) as DemoJson;
+    expect(report.replayed).toBe(3);
+    expect(report.baseCommit).toBe(git(repository, ['rev-parse', 'HEAD~3']));
+    expect(report.turns.map((turn) => turn.subject)).toEqual(['empty a.txt', 'main work', 'after the merge']);
+    expect(report.ok).toBe(true);
+  });
+
+  it('works on a repository with a single commit and says it has fewer than asked', async () => {
+    const repository = await tempFolder('fh-demo-one-');
+    git(repository, ['init', '-q', '-b', 'main']);
+    await writeFiles(repository, { 'hello.txt': 'hello\n', 'tool.sh': { content: '#!/bin/sh\n', mode: 0o755 } });
+    git(repository, ['add', '-A']);
+    git(repository, ['commit', '-q', '-m', 'the only commit']);
+    const result = await demo(['--repo', repository]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`Replaying 1 commit of ${repository} as agent turns`);
+    expect(result.stdout).toContain('(asked for 30; the first-parent history of HEAD has only 1 non-merge commit, so all of them are replayed)');
+    expect(result.stdout).toMatch(/\n +1 +[0-9a-f]{8} the only commit +2 +\+2 -0 +[\d.]+ ms +verified\n/);
+    expect(result.stdout).toContain('All checkpoints verified.');
+  });
+
+  it('refuses a folder that is not a git repository (exit 2)', async () => {
+    const folder = await tempFolder();
+    const result = await demo(['--repo', folder]);
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: `fh: ${folder} is not inside a git repository (pass --repo <path>)\n` });
+  });
+
+  it('refuses more commits than a session keeps checkpoints (exit 2)', async () => {
+    const result = await demo(['--commits', '101']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe('fh: --commits 101 is more than the 100 checkpoints a session keeps\n');
+  });
+
+  it("passes on this repository's own history", async () => {
+    const result = await demo(['--repo', repositoryRoot]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const rows = result.stdout.split('\n').filter((line) => /^ +\d+ +[0-9a-f]{8} /.test(line));
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.length).toBeLessThanOrEqual(30);
+    for (const row of rows) expect(row).toMatch(/ verified$/);
+    expect(result.stdout).toContain('All checkpoints verified.');
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * The interactive rewind menu in a real pseudo-terminal: `fh rewind` runs inside a private tmux
+ * server; keys go in with send-keys, the screen comes out with capture-pane, and the files are
+ * checked afterwards.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseEnvironment, cliPath, sandbox, writeFiles, type Sandbox } from './helpers.js';
+
+const socket = `fh-test-${process.pid}`;
+
+function tmux(args: readonly string[]): string {
+  return execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+}
+
+afterAll(() => {
+  try {
+    tmux(['kill-server']);
+  } catch {
+    // No server was started, or it already ended.
+  }
+});
+
+/** Start `fh <args>` in a new 120x40 tmux window; the shell prints EXIT=<code> when fh ends. */
+function start(box: Sandbox, name: string, args: readonly string[]): void {
+  const environment = { ...baseEnvironment(box.home), TERM: 'xterm-256color' };
+  const exports = Object.entries(environment)
+    .filter(([key]) => /^[A-Z_][A-Z0-9_]*$/.test(key))
+    .map(([key, value]) => `${key}=${shellQuote(value)}`)
+    .join(' ');
+  const command = `cd ${shellQuote(box.project)} && env -i ${exports} ${shellQuote(process.execPath)} ${shellQuote(cliPath)} --store ${shellQuote(`fs:${box.store}`)} ${args.map(shellQuote).join(' ')}; echo EXIT=$?; sleep 600`;
+  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', 'sh', '-c', command]);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function screen(name: string): string {
+  return tmux(['capture-pane', '-p', '-t', name]);
+}
+
+async function waitFor(name: string, text: string | RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const shown = screen(name);
+    if (typeof text === 'string' ? shown.includes(text) : text.test(shown)) return shown;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${shown}`);
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+}
+
+function keys(name: string, ...sequence: string[]): void {
+  tmux(['send-keys', '-t', name, ...sequence]);
+}
+
+/** Three turns: each prompt recorded; turn 1 and 2 edit files, turn 3 has just begun. */
+async function threeTurns(): Promise<Sandbox> {
+  const box = await sandbox();
+  const fh = async (args: string[]) => expect((await box.fh(['--session', 'menu', ...args])).exitCode).toBe(0);
+  await writeFiles(box.project, { 'app.js': 'version 1\n' });
+  await fh(['snapshot', 'p1', '--prompt', 'first: make version 2']);
+  await fh(['track', 'app.js', 'notes.md']);
+  await writeFiles(box.project, { 'app.js': 'version 2\n', 'notes.md': 'notes\n' });
+  await fh(['snapshot', 'p2', '--prompt', 'second: make version 3']);
+  await writeFiles(box.project, { 'app.js': 'version 3\n' });
+  await fh(['snapshot', 'p3', '--prompt', 'third: just looking']);
+  return box;
+}
+
+describe('the rewind menu in a terminal', () => {
+  it('starts on the current prompt, ignores a stray Enter, and rewinds code and conversation to the chosen prompt', async () => {
+    const box = await threeTurns();
+    const name = 'choose';
+    start(box, name, ['--session', 'menu', 'rewind']);
+    const first = await waitFor(name, 'Rewind to which prompt?');
+    const lines = first.split('\n');
+    const row = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(lines[row('(current prompt)')]).toMatch(/^❯ \(current prompt\)/);
+    expect(row('third: just looking')).toBeLessThan(row('second: make version 3'));
+    expect(row('second: make version 3')).toBeLessThan(row('first: make version 2'));
+    expect(lines[row('second: make version 3')]).toContain('1 file +1 -1');
+    expect(lines[row('first: make version 2')]).toContain('2 files +1 -2');
+
+    keys(name, 'Enter');
+    await new Promise((wake) => setTimeout(wake, 300));
+    expect(screen(name)).toContain('Rewind to which prompt?');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
+
+    keys(name, 'Down', 'Down', 'Down');
+    await waitFor(name, /❯ first: make version 2/);
+    keys(name, 'Enter');
+    const options = await waitFor(name, 'Restore code and conversation');
+    expect(options).toContain('Rewind to: first: make version 2');
+    expect(options).toMatch(/❯ Restore code and conversation/);
+    expect(options).toContain('Restore conversation');
+    expect(options).toContain('Restore code');
+    expect(options).toContain('Never mind');
+    expect(options).toContain('Restoring the code changes 2 files (+1 -2):');
+    expect(options).toMatch(/modified +app\.js +\+1 -1/);
+    expect(options).toMatch(/created +notes\.md +\+0 -1/);
+
+    keys(name, 'Enter');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('EXIT=0');
+    expect(done).toContain('Rewound the code to p1: 1 restored, 1 deleted');
+    expect(done).toContain('first: make version 2');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 1\n');
+    await expect(stat(join(box.project, 'notes.md'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('Esc is never mind: nothing changes', async () => {
+    const box = await threeTurns();
+    const name = 'escape';
+    start(box, name, ['--session', 'menu', 'rewind']);
+    await waitFor(name, 'Rewind to which prompt?');
+    keys(name, 'Down');
+    await waitFor(name, /❯ third: just looking/);
+    keys(name, 'Enter');
+    await waitFor(name, 'Restore code and conversation');
+    keys(name, 'Escape');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('Never mind: nothing changed.');
+    expect(done).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
+    expect(await readFile(join(box.project, 'notes.md'), 'utf8')).toBe('notes\n');
+  });
+
+  it('chooses code only from the options, leaving the conversation alone', async () => {
+    const box = await threeTurns();
+    const name = 'code-only';
+    start(box, name, ['--session', 'menu', 'rewind']);
+    await waitFor(name, 'Rewind to which prompt?');
+    keys(name, 'Down', 'Down');
+    await waitFor(name, /❯ second: make version 3/);
+    keys(name, 'Enter');
+    await waitFor(name, 'Restore code and conversation');
+    keys(name, 'Down', 'Down');
+    await waitFor(name, /❯ Restore code$/m);
+    keys(name, 'Enter');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('Rewound the code to p2: 1 restored, 0 deleted');
+    expect(done).not.toContain('Rewound the conversation');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 2\n');
+  });
+});
