@@ -98,15 +98,20 @@ export async function restoreFacts(session: WorktreeSession, repository: Reposit
   return facts;
 }
 
-/** The facts `planWorktreeExit` needs; the status is read only from a live, registered worktree. */
+/**
+ * The facts `planWorktreeExit` needs. The status is read only from a live, registered worktree
+ * whose own top-level folder is the worktree path: git run in a folder that is not a work tree of
+ * its own would report the enclosing checkout instead, so such a folder counts as not a live
+ * worktree (and is never removed).
+ */
 export async function exitFacts(session: WorktreeSession, repository: Repository) {
   const dir = await folderState(session.worktreePath);
-  const registered = registration(repository.entry);
-  const live = registered !== null && !registered.prunable && dir !== 'missing';
-  return {
-    repositoryRoot: repository.root,
-    dir,
-    registered,
-    changedFiles: live ? await changedFiles(session.worktreePath) : [],
-  };
+  let registered = registration(repository.entry);
+  let changed: string[] = [];
+  if (registered !== null && !registered.prunable && dir === 'present') {
+    const ownTop = await topLevel(session.worktreePath).catch(() => undefined);
+    if (ownTop !== undefined && ownTop === (await canonicalPath(session.worktreePath))) changed = await changedFiles(session.worktreePath);
+    else registered = { ...registered, prunable: true };
+  }
+  return { repositoryRoot: repository.root, dir, registered, changedFiles: changed };
 }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exists, git, readTree, runJson, runTool } from './helpers.js';
@@ -74,6 +74,18 @@ describe('exit: remove the restored worktree only when nothing would be lost', (
       `fh-worktree-restore: not removing the worktree of session "${fixture.sessionId}": ${fixture.worktreePath} is not a worktree git knows; it is left alone\n`,
     );
     expect(await exists(join(fixture.worktreePath, 'keep.txt'))).toBe(true);
+  });
+
+  it('never removes a worktree folder whose .git link is gone (git would report the main checkout instead)', async () => {
+    const fixture = await worktreeSession();
+    await rm(join(fixture.worktreePath, '.git'));
+    const before = await readTree(fixture.worktreePath);
+    const result = await runTool(['exit', ...fixture.sourceArgs], { home: fixture.home });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `fh-worktree-restore: not removing the worktree of session "${fixture.sessionId}": ${fixture.worktreePath} is not a worktree git knows; it is left alone\n`,
+    );
+    expect(await readTree(fixture.worktreePath)).toEqual(before);
   });
 
   it('refuses a locked worktree', async () => {

@@ -280,7 +280,7 @@ export function planWorktreeRestore(input: PlanWorktreeRestoreInput): WorktreeRe
     return refuse(`the worktree ${worktreePath} was made by a WorktreeCreate hook, not by git worktree; recreate it with that hook`);
   }
   const registered = facts.registered;
-  if (registered !== null && !registered.prunable && facts.dir !== 'missing') {
+  if (registered !== null && !registered.prunable && facts.dir === 'present') {
     if (registered.branch === branch) return { kind: 'reuse', worktreePath, branch, actions: [] };
     return refuse(`${worktreePath} is a worktree on ${describeBranch(registered.branch)}, not on branch ${branch}`);
   }
@@ -356,6 +356,9 @@ export function planWorktreeExit(input: PlanWorktreeExitInput): WorktreeExitPlan
   if (dir === 'missing' && (registered === null || registered.prunable)) return { kind: 'absent', worktreePath, branch };
   if (registered === null || registered.prunable) {
     return refuse(`${worktreePath} is not a worktree git knows; it is left alone`);
+  }
+  if (dir !== 'present') {
+    return refuse(`git registers the worktree ${worktreePath} but its folder is ${dir}; run git worktree prune to clear the registration`);
   }
   if (registered.branch !== branch) {
     return refuse(`${worktreePath} is a worktree on ${describeBranch(registered.branch)}, not on branch ${branch}; it is left alone`);
