@@ -145,4 +145,25 @@ describe('the rewind menu in a terminal', () => {
     expect(done).not.toContain('Rewound the conversation');
     expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 2\n');
   });
+
+  it('asks before rewinding to a message id given on the command line', async () => {
+    const box = await threeTurns();
+    const name = 'confirm';
+    start(box, name, ['--session', 'menu', 'rewind', 'p2', '--mode', 'code']);
+    const question = await waitFor(name, 'Rewind code to p2? [y/N]');
+    expect(question).toContain('Rewinding the code to p2 would change 1 file (+1 -1)');
+    keys(name, 'n', 'Enter');
+    const declined = await waitFor(name, 'EXIT=');
+    expect(declined).toContain('Nothing changed.');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
+    tmux(['kill-session', '-t', name]);
+
+    start(box, name, ['--session', 'menu', 'rewind', 'p2', '--mode', 'code']);
+    await waitFor(name, 'Rewind code to p2? [y/N]');
+    keys(name, 'y', 'Enter');
+    const accepted = await waitFor(name, 'EXIT=');
+    expect(accepted).toContain('Rewound the code to p2: 1 restored, 0 deleted');
+    expect(accepted).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 2\n');
+  });
 });

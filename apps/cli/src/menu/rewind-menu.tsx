@@ -13,8 +13,8 @@
  * The menu only chooses; the caller runs the rewind.
  */
 import { Box, render, Text, useApp, useInput } from 'ink';
-import { useState } from 'react';
-import type { DiffStats } from '@fh/core';
+import { useEffect, useReducer } from 'react';
+import type { RewindPreview } from '@fh/core';
 import { excerpt, formatTime } from '../format.js';
 
 /** What a rewind can restore. */
@@ -34,7 +34,7 @@ export interface MenuEntry {
   /** A checkpoint exists: the code can be rewound to it. */
   canRestore: boolean;
   /** The dry run of a code rewind (when `canRestore`). */
-  stats: DiffStats | undefined;
+  stats: RewindPreview | undefined;
 }
 
 /** What the person chose. */
@@ -128,6 +128,9 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
             </Text>
           ))}
           {stats.files.length > 12 ? <Text dimColor>{`  … and ${stats.files.length - 12} more`}</Text> : null}
+          {stats.changedSinceLatestSnapshot.length > 0 ? (
+            <Text color="yellow">{`Changed since the last checkpoint (saved first, so fh undo brings them back): ${stats.changedSinceLatestSnapshot.join(', ')}`}</Text>
+          ) : null}
           {(stats.failed ?? []).map((failure) => (
             <Text key={`failed-${failure.path}`} color="red">{`  cannot restore ${failure.path}: ${failure.reason}`}</Text>
           ))}
@@ -138,44 +141,63 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
   );
 }
 
+/** The menu's state: which screen, both cursors, and the outcome once chosen. */
+interface MenuState {
+  screen: 'list' | 'options';
+  listCursor: number;
+  optionCursor: number;
+  /** `undefined` while choosing; a choice, or `null` for never mind, once done. */
+  outcome: MenuChoice | null | undefined;
+}
+
+type MenuAction = 'up' | 'down' | 'enter' | 'cancel';
+
+/**
+ * One key's effect. A reducer, so keys that arrive together (typed fast, pasted) each act on the
+ * state the previous key left.
+ */
+function reduceMenu(entries: readonly MenuEntry[], state: MenuState, action: MenuAction): MenuState {
+  if (state.outcome !== undefined) return state;
+  if (action === 'cancel') return { ...state, outcome: null };
+  const chosen = entries[state.listCursor] as MenuEntry;
+  if (state.screen === 'list') {
+    if (action === 'up') return { ...state, listCursor: Math.max(0, state.listCursor - 1) };
+    if (action === 'down') return { ...state, listCursor: Math.min(entries.length - 1, state.listCursor + 1) };
+    return chosen.isCurrent ? state : { ...state, screen: 'options', optionCursor: 0 };
+  }
+  const options = optionsFor(chosen);
+  if (action === 'up') return { ...state, optionCursor: Math.max(0, state.optionCursor - 1) };
+  if (action === 'down') return { ...state, optionCursor: Math.min(options.length - 1, state.optionCursor + 1) };
+  const option = options[state.optionCursor] as OptionId;
+  return { ...state, outcome: option === 'nevermind' ? null : { messageId: chosen.messageId, mode: option } };
+}
+
 function Menu(props: { entries: MenuEntry[]; onDone(choice: MenuChoice | null): void }) {
   const { exit } = useApp();
-  const [screen, setScreen] = useState<'list' | 'options'>('list');
-  const [listCursor, setListCursor] = useState(0);
-  const [optionCursor, setOptionCursor] = useState(0);
-  const chosen = props.entries[listCursor] as MenuEntry;
+  const [state, dispatch] = useReducer(
+    (current: MenuState, action: MenuAction) => reduceMenu(props.entries, current, action),
+    { screen: 'list', listCursor: 0, optionCursor: 0, outcome: undefined },
+  );
 
-  const finish = (choice: MenuChoice | null): void => {
-    props.onDone(choice);
+  useEffect(() => {
+    if (state.outcome === undefined) return;
+    props.onDone(state.outcome);
     exit();
-  };
+  }, [state.outcome]);
 
   useInput((input, key) => {
-    if (key.escape || (key.ctrl && input === 'c')) {
-      finish(null);
-      return;
-    }
-    const up = key.upArrow || input === 'k';
-    const down = key.downArrow || input === 'j';
-    if (screen === 'list') {
-      if (up) setListCursor((cursor) => Math.max(0, cursor - 1));
-      else if (down) setListCursor((cursor) => Math.min(props.entries.length - 1, cursor + 1));
-      else if (key.return && !chosen.isCurrent) {
-        setOptionCursor(0);
-        setScreen('options');
-      }
-      return;
-    }
-    const options = optionsFor(chosen);
-    if (up) setOptionCursor((cursor) => Math.max(0, cursor - 1));
-    else if (down) setOptionCursor((cursor) => Math.min(options.length - 1, cursor + 1));
-    else if (key.return) {
-      const option = options[optionCursor] as OptionId;
-      finish(option === 'nevermind' ? null : { messageId: chosen.messageId, mode: option });
-    }
+    if (key.escape || (key.ctrl && input === 'c')) dispatch('cancel');
+    else if (key.upArrow || input === 'k') dispatch('up');
+    else if (key.downArrow || input === 'j') dispatch('down');
+    else if (key.return) dispatch('enter');
   });
 
-  return screen === 'list' ? <PromptList entries={props.entries} cursor={listCursor} /> : <RestoreOptions entry={chosen} cursor={optionCursor} />;
+  const chosen = props.entries[state.listCursor] as MenuEntry;
+  return state.screen === 'list' ? (
+    <PromptList entries={props.entries} cursor={state.listCursor} />
+  ) : (
+    <RestoreOptions entry={chosen} cursor={state.optionCursor} />
+  );
 }
 
 /**
