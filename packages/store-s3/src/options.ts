@@ -34,12 +34,18 @@ export interface S3BackupStoreOptions {
   concurrency?: number;
   /**
    * Part size of multipart uploads in bytes (at least 5 MiB); a backup smaller than this goes up
-   * in one PutObject. Raised automatically for files above 10,000 parts. Memory per upload is
-   * about `partSizeBytes * (uploadQueueSize + 1)`. Default: 8 MiB.
+   * in one PutObject (buffered whole). Raised automatically for files above 10,000 parts.
+   * Default: 8 MiB.
    */
   partSizeBytes?: number;
   /** Parts of one multipart upload sent at once. Default: 4. */
   uploadQueueSize?: number;
+  /**
+   * Multipart uploads (files above `partSizeBytes`) running at once, within `concurrency`. Each
+   * holds about `partSizeBytes * (uploadQueueSize + 2)` bytes of buffers (about 80 MB with the
+   * defaults), so this bounds the memory a snapshot of several large files takes. Default: 1.
+   */
+  largeUploadConcurrency?: number;
   /**
    * How long a session lock stays valid without being renewed, in ms. The holder renews it every
    * third of this; a lock whose holder died (a sandbox that disappeared) can be taken over once it
@@ -54,6 +60,7 @@ export const S3_STORE_DEFAULTS = {
   concurrency: 16,
   partSizeBytes: 8 * 1024 * 1024,
   uploadQueueSize: 4,
+  largeUploadConcurrency: 1,
   lockTtlMs: 60_000,
   connectionTimeoutMs: 10_000,
   socketTimeoutMs: 60_000,

@@ -78,6 +78,7 @@ export class S3BackupStore implements BackupStore {
   private readonly ownsClient: boolean;
   private readonly layout: Layout;
   private readonly limit: LimitFunction;
+  private readonly largeUploadLimit: LimitFunction;
   private readonly partSizeBytes: number;
   private readonly uploadQueueSize: number;
   private readonly context: S3Context;
@@ -103,9 +104,11 @@ export class S3BackupStore implements BackupStore {
     }
     const concurrency = options.concurrency ?? S3_STORE_DEFAULTS.concurrency;
     const uploadQueueSize = options.uploadQueueSize ?? S3_STORE_DEFAULTS.uploadQueueSize;
+    const largeUploadConcurrency = options.largeUploadConcurrency ?? S3_STORE_DEFAULTS.largeUploadConcurrency;
     for (const [name, value] of [
       ['concurrency', concurrency],
       ['uploadQueueSize', uploadQueueSize],
+      ['largeUploadConcurrency', largeUploadConcurrency],
     ] as const) {
       if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(`${name} must be an integer of at least 1: ${value}`);
     }
@@ -116,6 +119,7 @@ export class S3BackupStore implements BackupStore {
     this.prefix = normalisePrefix(options.prefix ?? S3_STORE_DEFAULTS.prefix);
     this.layout = new Layout(this.prefix);
     this.limit = pLimit(concurrency);
+    this.largeUploadLimit = pLimit(largeUploadConcurrency);
     this.partSizeBytes = partSizeBytes;
     this.uploadQueueSize = uploadQueueSize;
     this.ownsClient = options.client === undefined;
@@ -142,7 +146,8 @@ export class S3BackupStore implements BackupStore {
 
   /**
    * Upload the workspace file at `sourcePath` as a new backup object, streaming it (multipart
-   * above `partSizeBytes`) so memory stays bounded whatever the file size. The file is read
+   * above `partSizeBytes`, at most `largeUploadConcurrency` such uploads at once) so memory stays
+   * bounded whatever the file sizes. The file is read
    * twice through one open handle: once to compute its sha256 (stored in the object's metadata
    * with its size and mode), once to upload it while hashing again; if the two reads differ (the
    * file changed meanwhile) the object is deleted and the backup retried, up to 3 times.
@@ -168,7 +173,8 @@ export class S3BackupStore implements BackupStore {
         const mode = stats.mode & 0o7777;
         for (let attempt = 1; attempt <= PUT_ATTEMPTS; attempt += 1) {
           const expected = await hashFileHandle(handle);
-          const uploaded = await this.upload(key, handle, { mode, ...expected });
+          const upload = () => this.upload(key, handle, { mode, ...expected });
+          const uploaded = expected.size > this.partSizeBytes ? await this.largeUploadLimit(upload) : await upload();
           if (uploaded.size === expected.size && uploaded.sha256 === expected.sha256) return { mode, ...expected };
           await this.deleteKey(key, `putBackup ${this.describe(key)}`);
         }

@@ -104,6 +104,23 @@ describe('putBackup', () => {
     expect((server.requestCounts.get('POST') ?? 0) - postsBefore).toBe(2);
   });
 
+  it('runs one multipart upload at a time by default, so several large files do not multiply the buffers', async () => {
+    const store = createStore({ partSizeBytes: 5 * 1024 * 1024 });
+    const sources = await Promise.all(['l1', 'l2', 'l3'].map((name, index) => writeWorkspaceFile(name, Buffer.alloc(6 * 1024 * 1024, index))));
+    const events: string[] = [];
+    server.intercept((request) => {
+      if (request.method === 'POST' && request.url?.includes('?uploads')) events.push('create');
+      if (request.method === 'POST' && request.url?.includes('uploadId=')) events.push('complete');
+      return false;
+    });
+
+    const infos = await Promise.all(sources.map((source, index) => store.putBackup('s', `l${index}@v1`, source)));
+
+    server.intercept(undefined);
+    expect(infos.map((info) => info.size)).toEqual([6291456, 6291456, 6291456]);
+    expect(events).toEqual(['create', 'complete', 'create', 'complete', 'create', 'complete']);
+  });
+
   it('never overwrites a backup: a second put of the same name is a ConflictError (412)', async () => {
     const store = createStore();
     const first = await writeWorkspaceFile('a.txt', 'first version\n');
