@@ -1,7 +1,7 @@
 import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ConflictError, NotFoundError, PermissionError, UnavailableError } from '@fh/core';
+import { ConflictError, FileHistory, NotFoundError, PermissionError, UnavailableError } from '@fh/core';
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +159,37 @@ describe('server down', () => {
     expect(await readdir(workspace)).toEqual(['a.txt']);
     expect(await readFile(source, 'utf8')).toBe('workspace bytes');
     expect((await stat(source)).mode & 0o777).toBe(0o640);
+  });
+
+  it('reports every file of a rewind as failed with UnavailableError when S3 is down, changing none', async () => {
+    const store = createStore();
+    const project = join(workspace, 'project');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src/app.ts'), 'original\n');
+    const history = await FileHistory.open({ projectRoot: project, sessionId: 's', store, env: {} });
+    await history.makeSnapshot('m1');
+    await history.trackEdit('src/app.ts');
+    await writeFile(join(project, 'src/app.ts'), 'edited by the agent\n');
+    await chmod(join(project, 'src/app.ts'), 0o600);
+    await writeFile(join(project, 'created.txt'), 'new file');
+    await history.trackEdit('created.txt');
+    await history.makeSnapshot('m2');
+    await server.stop();
+
+    const result = await history.rewind('m1');
+
+    expect(result.restored).toEqual([]);
+    expect(result.deleted).toEqual([]);
+    expect(result.failed.map((failure) => failure.path).sort()).toEqual(['created.txt', 'src/app.ts']);
+    for (const { error } of result.failed) {
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(error.message).toContain(`(S3 at ${server.endpoint}, bucket "${server.bucket}", cannot be reached`);
+    }
+    expect(await readFile(join(project, 'src/app.ts'), 'utf8')).toBe('edited by the agent\n');
+    expect((await stat(join(project, 'src/app.ts'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(project, 'created.txt'), 'utf8')).toBe('new file');
+    expect((await readdir(project, { recursive: true })).sort()).toEqual(['created.txt', 'src', 'src/app.ts']);
+    await history.close();
   });
 
   it('removes the half-written destination when the server stops in the middle of a download', async () => {

@@ -4,12 +4,11 @@
  * `fixtures/round-trip-child.ts` in a child process so its peak RSS measures the store alone
  * (s3rver stays in the calling process).
  */
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { BackupInfo } from '@fh/core';
+import { runFixture } from './child-process.js';
 
 /** What the child reports. */
 export interface RoundTripResult {
@@ -45,25 +44,6 @@ export async function sha256OfFile(path: string): Promise<string> {
 }
 
 /** Back `source` up to the s3rver at `endpoint` and restore it to `destination`, in a child process. */
-export function runRoundTripChild(endpoint: string, bucket: string, source: string, destination: string): Promise<RoundTripResult> {
-  const child = fileURLToPath(new URL('./fixtures/round-trip-child.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', child, endpoint, bucket, source, destination],
-      {
-        env: {
-          ...process.env,
-          NODE_OPTIONS: '',
-          TSX_TSCONFIG_PATH: fileURLToPath(new URL('./fixtures/tsconfig.json', import.meta.url)),
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        },
-        maxBuffer: 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`round-trip child failed: ${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as RoundTripResult);
-      },
-    );
-  });
+export async function runRoundTripChild(endpoint: string, bucket: string, source: string, destination: string): Promise<RoundTripResult> {
+  return JSON.parse(await runFixture('round-trip-child.ts', [endpoint, bucket, source, destination])) as RoundTripResult;
 }
