@@ -56,11 +56,8 @@ export async function checkFileChanged(
   }
   const size = backup.size ?? (backupInfo as BackupInfo).size;
   const mode = backup.mode ?? (backupInfo as BackupInfo).mode;
-  if (Number(stats.size) !== size) return { changed: true, reason: 'size' };
-  if ((Number(stats.mode) & 0o7777) !== (mode & 0o7777)) return { changed: true, reason: 'mode' };
-
-  const lastChangeMs = Math.max(Number(stats.ctimeMs), Number(stats.mtimeMs));
-  if (lastChangeMs < backupTimeMs(backup) - context.timestampGranularityMs) return { changed: false, by: 'timestamps' };
+  const quick = compareMetadata(stats, size, mode, backupTimeMs(backup), context.timestampGranularityMs);
+  if (quick !== undefined) return quick;
 
   const verifiedAt = new Date();
   if (context.store.capabilities.sha256) {
@@ -80,6 +77,18 @@ export async function checkFileChanged(
     if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { changed: true, reason: 'backup-missing' };
     throw error;
   }
+}
+
+/**
+ * The checks that need no bytes, in order: size, permission bits, then timestamps against the
+ * backup time (`backupTimeMs`) minus `granularityMs`. Returns the answer, or undefined when only a
+ * byte comparison can tell.
+ */
+export function compareMetadata(stats: FsStats, size: number, mode: number, backupTimeMs: number, granularityMs: number): ChangeCheck | undefined {
+  if (Number(stats.size) !== size) return { changed: true, reason: 'size' };
+  if ((Number(stats.mode) & 0o7777) !== (mode & 0o7777)) return { changed: true, reason: 'mode' };
+  if (Math.max(Number(stats.ctimeMs), Number(stats.mtimeMs)) < backupTimeMs - granularityMs) return { changed: false, by: 'timestamps' };
+  return undefined;
 }
 
 /** The backup time of an entry in ms since the epoch (accepts a Date or an ISO string); NaN if unreadable. */

@@ -91,12 +91,7 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
   let backupBytes: Uint8Array | null = null;
 
   if (plan.kind === 'restore') {
-    let size = plan.backup.size ?? plan.info?.size;
-    if (size === undefined) {
-      const info = await context.store.statBackup(context.sessionId, plan.backup.backupFileName);
-      if (info === null) return `backup ${plan.backup.backupFileName} missing: the backup does not exist in the store`;
-      size = info.size;
-    }
+    const size = plan.info.size;
     const currentSize = plan.currentStats?.size;
     if (size > cap || (currentSize !== undefined && Number(currentSize) > cap)) return { ...stat, tooLarge: true };
     try {

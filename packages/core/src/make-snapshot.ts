@@ -12,13 +12,13 @@
  *    their entry from the most recent snapshot. Snapshots beyond {@link MAX_SNAPSHOTS} are dropped
  *    oldest first; `snapshotSequence` only grows.
  */
-import { checkFileChanged } from './change-detection.js';
+import { backupTimeMs, checkFileChanged, compareMetadata } from './change-detection.js';
 import { createBackup } from './create-backup.js';
 import { errnoCode, InvalidArgumentError } from './errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { backupFileName, toAbsolutePath } from './paths.js';
-import { highestVersions, latestBackup } from './state-queries.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot } from './types.js';
+import { latestBackup, nextVersion } from './state-queries.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
 /**
  * Make the snapshot of `messageId` (a non-empty string) from every tracked file's current state.
@@ -37,13 +37,10 @@ export async function fileHistoryMakeSnapshot(
   const captured = captureState(updateState);
   if (captured === undefined) return undefined;
 
-  const versions = highestVersions(captured);
   const trackingPaths = [...captured.trackedFiles].sort();
   const entries = await Promise.all(
     trackingPaths.map((trackingPath) =>
-      context.limit(() =>
-        snapshotEntry(context, trackingPath, latestBackup(captured, trackingPath), (versions.get(trackingPath) ?? 0) + 1),
-      ),
+      context.limit(() => snapshotEntry(context, captured, trackingPath, latestBackup(captured, trackingPath))),
     ),
   );
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
@@ -54,12 +51,11 @@ export async function fileHistoryMakeSnapshot(
   let committed: FileHistorySnapshot | undefined;
   updateState((state) => {
     const latest = state.snapshots.at(-1);
-    const backups = { ...trackedFileBackups };
     for (const trackingPath of state.trackedFiles) {
       const inherited = latest?.trackedFileBackups[trackingPath];
-      if (backups[trackingPath] === undefined && inherited !== undefined) backups[trackingPath] = inherited;
+      if (trackedFileBackups[trackingPath] === undefined && inherited !== undefined) trackedFileBackups[trackingPath] = inherited;
     }
-    committed = { messageId, trackedFileBackups: backups, timestamp: new Date() };
+    committed = { messageId, trackedFileBackups, timestamp: new Date() };
     const snapshots = [...state.snapshots, committed];
     if (snapshots.length > MAX_SNAPSHOTS) snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS);
     return { ...state, snapshots, snapshotSequence: state.snapshotSequence + 1 };
@@ -69,20 +65,22 @@ export async function fileHistoryMakeSnapshot(
 }
 
 /**
- * The entry one tracked file gets in a new snapshot, given its latest entry (`previous`) and the
- * version a new backup would take. Never throws: a failure becomes an entry with `error`.
+ * The entry one tracked file gets in a new snapshot of `state`, given its latest entry
+ * (`previous`). Never throws: a failure becomes an entry with `error`. A new version number is
+ * looked up only when a new entry is made.
  */
 async function snapshotEntry(
   context: FileHistoryContext,
+  state: FileHistoryState,
   trackingPath: string,
   previous: FileHistoryBackup | undefined,
-  version: number,
 ): Promise<FileHistoryBackup> {
+  const version = () => nextVersion(state, trackingPath);
   let absolutePath: string;
   try {
     absolutePath = toAbsolutePath(context.projectRoot, trackingPath);
   } catch (error) {
-    return { backupFileName: null, version, backupTime: new Date(), error: messageOf(error) };
+    return { backupFileName: null, version: version(), backupTime: new Date(), error: messageOf(error) };
   }
   try {
     let stats;
@@ -92,18 +90,21 @@ async function snapshotEntry(
       const code = errnoCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       if (previous !== undefined && previous.backupFileName === null && previous.error === undefined) return previous;
-      return { backupFileName: null, version, backupTime: new Date() };
+      return { backupFileName: null, version: version(), backupTime: new Date() };
     }
     if (!stats.isFile()) {
-      return failedEntry(absolutePath, version, `${trackingPath} is not a regular file (a folder or a device)`);
+      return failedEntry(absolutePath, version(), `${trackingPath} is not a regular file (a folder or a device)`);
     }
     if (previous !== undefined && previous.backupFileName !== null && previous.error === undefined) {
-      const check = await checkFileChanged(context, absolutePath, stats, { ...previous, backupFileName: previous.backupFileName });
+      const check =
+        (previous.size !== undefined && previous.mode !== undefined
+          ? compareMetadata(stats, previous.size, previous.mode, backupTimeMs(previous), context.timestampGranularityMs)
+          : undefined) ?? (await checkFileChanged(context, absolutePath, stats, { ...previous, backupFileName: previous.backupFileName }));
       if (!check.changed) return check.by === 'content' ? { ...previous, backupTime: check.verifiedAt } : previous;
     }
-    return await createBackup(context, absolutePath, version);
+    return await createBackup(context, absolutePath, version());
   } catch (error) {
-    return failedEntry(absolutePath, version, messageOf(error));
+    return failedEntry(absolutePath, version(), messageOf(error));
   }
 }
 

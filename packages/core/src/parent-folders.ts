@@ -23,18 +23,24 @@ export type FolderState =
 
 /**
  * A checker for folders inside `projectRoot`, caching each folder's state (one `lstat` per folder
- * per checker, shared by every file in it). The root itself is `ok`; a folder outside the root is
+ * per checker, shared by every file in it; a known answer is returned synchronously). The root itself is `ok`; a folder outside the root is
  * reported as `outside`.
  */
-export function createFolderChecker(fs: WorkspaceFs, projectRoot: string): (folder: string) => Promise<FolderState> {
-  const cache = new Map<string, Promise<FolderState>>();
-  const check = (folder: string): Promise<FolderState> => {
-    let state = cache.get(folder);
-    if (state === undefined) {
-      state = inspect(folder);
-      cache.set(folder, state);
+export function createFolderChecker(fs: WorkspaceFs, projectRoot: string): (folder: string) => FolderState | Promise<FolderState> {
+  const pending = new Map<string, Promise<FolderState>>();
+  const known = new Map<string, FolderState>();
+  const check = (folder: string): FolderState | Promise<FolderState> => {
+    const state = known.get(folder);
+    if (state !== undefined) return state;
+    let inspecting = pending.get(folder);
+    if (inspecting === undefined) {
+      inspecting = inspect(folder).then((result) => {
+        known.set(folder, result);
+        return result;
+      });
+      pending.set(folder, inspecting);
     }
-    return state;
+    return inspecting;
   };
   const inspect = async (folder: string): Promise<FolderState> => {
     const rest = relative(projectRoot, folder);

@@ -9,7 +9,7 @@
  * then (the seed does the same with the file's v1).
  */
 import { dirname } from 'node:path';
-import { checkFileChanged, type StoredBackup } from './change-detection.js';
+import { backupTimeMs, checkFileChanged, compareMetadata, type StoredBackup } from './change-detection.js';
 import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { FileHistoryContext } from './file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
@@ -35,8 +35,8 @@ export type FilePlan =
       path: string;
       absolutePath: string;
       backup: StoredBackup;
-      /** The store's `statBackup`, when planning fetched it. */
-      info: BackupInfo | null | undefined;
+      /** The store's `statBackup` of the backup (it exists and has its recorded size). */
+      info: BackupInfo;
       current: 'missing' | 'file' | 'symlink';
       /** Stats of what is at the path now (through a symlink), when it is a regular file. */
       currentStats: FsStats | undefined;
@@ -49,7 +49,7 @@ export type FilePlan =
   | { kind: 'skip'; path: string; reason: string }
   /** Cannot be rewound: the backup at the snapshot failed. */
   | { kind: 'fail'; path: string; error: Error }
-  /** The backup the rewind needs is gone or damaged. */
+  /** The backup the rewind needs is gone, or its size is not the recorded one. */
   | { kind: 'missing'; path: string; backupFileName: string; reason: string };
 
 /**
@@ -111,7 +111,7 @@ export async function planRewind(
 async function planFile(
   context: FileHistoryContext,
   target: RewindTarget,
-  folderState: (folder: string) => Promise<FolderState>,
+  folderState: (folder: string) => FolderState | Promise<FolderState>,
 ): Promise<FilePlan> {
   const { path, backup } = target;
   if (backup === undefined) return { kind: 'skip', path, reason: 'no backup of this file at or after the snapshot' };
@@ -126,13 +126,14 @@ async function planFile(
   }
   const stored: StoredBackup | undefined = backup.backupFileName === null ? undefined : { ...backup, backupFileName: backup.backupFileName };
 
-  const folder = await folderState(dirname(absolutePath));
+  const known = folderState(dirname(absolutePath));
+  const folder = known instanceof Promise ? await known : known;
   if (folder.kind === 'symlink') return { kind: 'skip', path, reason: `reached through the symbolic link ${folder.at}` };
   if (folder.kind === 'not-a-folder') return { kind: 'skip', path, reason: `${folder.at} is not a folder` };
   if (folder.kind === 'outside') return { kind: 'skip', path, reason: `${folder.at} is outside the project root` };
   if (folder.kind === 'missing') {
     if (stored === undefined) return { kind: 'same', path };
-    return restorePlan(path, absolutePath, stored, undefined, 'missing', undefined, true);
+    return restorePlan(context, path, absolutePath, stored, 'missing', undefined, true);
   }
 
   let stats: FsStats;
@@ -141,13 +142,13 @@ async function planFile(
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
     if (stored === undefined) return { kind: 'same', path };
-    return restorePlan(path, absolutePath, stored, undefined, 'missing', undefined, false);
+    return restorePlan(context, path, absolutePath, stored, 'missing', undefined, false);
   }
   if (stats.isDirectory()) return { kind: 'skip', path, reason: 'a folder is at this path' };
   if (stats.isSymbolicLink()) {
     if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'symlink', currentStats: stats };
     const followed = await statOrUndefined(context, absolutePath);
-    if (followed === undefined || !followed.isFile()) return restorePlan(path, absolutePath, stored, undefined, 'symlink', undefined, false);
+    if (followed === undefined || !followed.isFile()) return restorePlan(context, path, absolutePath, stored, 'symlink', undefined, false);
     return compareAndPlan(context, path, absolutePath, stored, followed, 'symlink');
   }
   if (!stats.isFile()) return { kind: 'skip', path, reason: 'not a regular file (a device, socket or pipe)' };
@@ -163,23 +164,35 @@ async function compareAndPlan(
   stats: FsStats,
   current: 'file' | 'symlink',
 ): Promise<FilePlan> {
-  const check = await checkFileChanged(context, absolutePath, stats, backup);
+  const check =
+    (backup.size !== undefined && backup.mode !== undefined
+      ? compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)
+      : undefined) ?? (await checkFileChanged(context, absolutePath, stats, backup));
   if (!check.changed) return { kind: 'same', path };
   if (check.reason === 'backup-missing') {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
   }
-  return restorePlan(path, absolutePath, backup, undefined, current, stats, false);
+  return restorePlan(context, path, absolutePath, backup, current, stats, false);
 }
 
-function restorePlan(
+/**
+ * A restore plan, after checking the backup it needs: it must exist in the store and have its
+ * recorded size, or the plan is `missing` (and `rewind` refuses before writing anything).
+ */
+async function restorePlan(
+  context: FileHistoryContext,
   path: string,
   absolutePath: string,
   backup: StoredBackup,
-  info: BackupInfo | null | undefined,
   current: 'missing' | 'file' | 'symlink',
   currentStats: FsStats | undefined,
   createParents: boolean,
-): FilePlan {
+): Promise<FilePlan> {
+  const info = await context.store.statBackup(context.sessionId, backup.backupFileName);
+  if (info === null) return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
+  if (backup.size !== undefined && info.size !== backup.size) {
+    return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: `the backup has ${info.size} bytes, the snapshot recorded ${backup.size}` };
+  }
   return { kind: 'restore', path, absolutePath, backup, info, current, currentStats, createParents };
 }
 

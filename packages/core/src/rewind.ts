@@ -4,8 +4,8 @@
  *
  * 1. Plan each file (see `rewind-plan.ts`): only files whose bytes or mode differ are touched.
  * 2. Validate before touching anything: every backup the rewind needs must exist in the store and
- *    have its recorded size; otherwise `BackupMissingError` lists each one and nothing changes (a
- *    missing backup is never read as "the file did not exist").
+ *    have its recorded size (planning checks each one); otherwise `BackupMissingError` lists each
+ *    one and nothing changes (a missing backup is never read as "the file did not exist").
  * 3. Apply, with bounded concurrency. A restore copies the backup into a temp file in the target's
  *    folder (`.<name>.fh-<random>.tmp`), sets its mode, and renames it over the target: no
  *    half-written file is ever visible, and a hard link or symlink at the path is replaced, never
@@ -20,7 +20,6 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import { findSnapshot } from './state-queries.js';
 import type { RewindResult } from './results.js';
-import type { BackupInfo } from './store.js';
 import type { FileHistoryState } from './types.js';
 
 /** Options of {@link fileHistoryRewind}. */
@@ -55,7 +54,7 @@ export async function fileHistoryRewind(
     else if (plan.kind === 'fail') result.failed.push({ path: plan.path, error: plan.error });
     else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
   }
-  await validateBackups(context, plans, writes);
+  refuseIfBackupsMissing(plans);
 
   const outcomes = await Promise.all(writes.map((plan) => context.limit(() => applyPlan(context, plan))));
   writes.forEach((plan, index) => {
@@ -76,31 +75,13 @@ export function fileHistoryCanRestore(state: FileHistoryState, messageId: string
   return findSnapshot(state, messageId) !== undefined;
 }
 
-/** Stat every backup the writes need (filling `plan.info`); throw BackupMissingError listing the bad ones. */
-async function validateBackups(
-  context: FileHistoryContext,
-  plans: ReadonlyArray<FilePlan | undefined>,
-  writes: Array<Extract<FilePlan, { kind: 'restore' | 'delete' }>>,
-): Promise<void> {
+/** Throw BackupMissingError listing every backup planning found missing or damaged. */
+function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>): void {
   const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
   for (const plan of plans) {
     if (plan?.kind === 'missing') missing.push({ path: plan.path, backupFileName: plan.backupFileName, reason: plan.reason });
   }
-  const restores = writes.filter((plan): plan is Extract<FilePlan, { kind: 'restore' }> => plan.kind === 'restore');
-  const infos = await Promise.all(
-    restores.map((plan) => context.limit(() => plan.info ?? context.store.statBackup(context.sessionId, plan.backup.backupFileName))),
-  );
-  restores.forEach((plan, index) => {
-    const info = infos[index] ?? null;
-    plan.info = info;
-    const name = plan.backup.backupFileName;
-    if (info === null) missing.push({ path: plan.path, backupFileName: name, reason: 'the backup does not exist in the store' });
-    else if (plan.backup.size !== undefined && info.size !== plan.backup.size) {
-      missing.push({ path: plan.path, backupFileName: name, reason: `the backup has ${info.size} bytes, the snapshot recorded ${plan.backup.size}` });
-    }
-  });
   if (missing.length === 0) return;
-  missing.sort((a, b) => compare(a.path, b.path));
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
   throw new BackupMissingError(`rewind refused, nothing was changed: ${missing.length} backup(s) missing or damaged: ${list}`, missing);
 }
@@ -121,7 +102,7 @@ async function applyPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
     const temporary = join(folder, `.${basename(plan.absolutePath).slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`);
     try {
       await context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, temporary);
-      await context.fs.chmod(temporary, (plan.backup.mode ?? (plan.info as BackupInfo).mode) & 0o7777);
+      await context.fs.chmod(temporary, (plan.backup.mode ?? plan.info.mode) & 0o7777);
       await context.fs.rename(temporary, plan.absolutePath);
     } catch (error) {
       await context.fs.rm(temporary, { force: true }).catch(() => undefined);

@@ -19,17 +19,6 @@ export function latestBackup(state: FileHistoryState, trackingPath: string): Fil
   return undefined;
 }
 
-/** Highest version each tracking path has in any snapshot. */
-export function highestVersions(state: FileHistoryState): Map<string, number> {
-  const versions = new Map<string, number>();
-  for (const snapshot of state.snapshots) {
-    for (const [trackingPath, backup] of Object.entries(snapshot.trackedFileBackups)) {
-      if (backup.version > (versions.get(trackingPath) ?? 0)) versions.set(trackingPath, backup.version);
-    }
-  }
-  return versions;
-}
-
 /** The version a new backup of `trackingPath` gets: one above any it has had (1 for a new file). */
 export function nextVersion(state: FileHistoryState, trackingPath: string): number {
   let highest = 0;
