@@ -1,0 +1,37 @@
+/** The benchmark's files on disk: a project folder of many small files, a store folder, a floor folder. */
+import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pLimit from 'p-limit';
+
+/** Folders of one benchmark run. */
+export interface BenchFolders {
+  base: string;
+  project: string;
+  store: string;
+  floor: string;
+}
+
+/** Fresh temp folders for a run. */
+export async function createFolders(): Promise<BenchFolders> {
+  const base = await mkdtemp(join(tmpdir(), 'fh-bench-'));
+  const folders = { base, project: join(base, 'project'), store: join(base, 'store'), floor: join(base, 'floor') };
+  await Promise.all([mkdir(folders.project), mkdir(folders.store), mkdir(folders.floor)]);
+  return folders;
+}
+
+/** `count` files of about `bytes` bytes in 100 folders under `root`; returns their relative paths. */
+export async function createFiles(root: string, count: number, bytes: number): Promise<string[]> {
+  const paths = Array.from({ length: count }, (_, index) => `module-${String(index % 100).padStart(2, '0')}/file-${index}.ts`);
+  await Promise.all(Array.from({ length: 100 }, (_, index) => mkdir(join(root, `module-${String(index).padStart(2, '0')}`), { recursive: true })));
+  const line = 'export const value = "0123456789abcdefghijklmnopqrstuvwxyz";\n';
+  const body = line.repeat(Math.ceil(bytes / line.length)).slice(0, bytes);
+  const limit = pLimit(32);
+  await Promise.all(paths.map((path) => limit(() => writeFile(join(root, path), `// ${path}\n${body}`))));
+  return paths;
+}
+
+/** Append one line to each file: a small agent edit that changes the size. */
+export async function editFiles(root: string, paths: readonly string[], round: number, who: string): Promise<void> {
+  await Promise.all(paths.map((path) => appendFile(join(root, path), `// ${who} edit ${round}\n`)));
+}
