@@ -113,6 +113,8 @@ export class FileHistory implements FileHistoryReader {
   private readonly records: RecordQueue | undefined;
   private readonly lock: SessionLock | undefined;
   private readonly listeners = new Set<SnapshotFilesChangedListener>();
+  /** trackEdit calls still running; close waits for them. */
+  private readonly tracking = new Set<Promise<void>>();
   /** makeSnapshot and rewind run one at a time, in call order. */
   private serial: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -172,7 +174,13 @@ export class FileHistory implements FileHistoryReader {
   async trackEdit(path: string): Promise<void> {
     this.assertOpen();
     if (!this.enabled) return;
-    await fileHistoryTrackEdit(this.updateState, path, this.context);
+    const tracking = fileHistoryTrackEdit(this.updateState, path, this.context);
+    this.tracking.add(tracking);
+    try {
+      await tracking;
+    } finally {
+      this.tracking.delete(tracking);
+    }
   }
 
   /**
@@ -263,10 +271,14 @@ export class FileHistory implements FileHistoryReader {
     };
   }
 
-  /** Wait for pending records to be written, release the session lock. Idempotent; later calls throw. */
+  /**
+   * Wait for running operations and pending records, then release the session lock. Idempotent;
+   * other calls made after it throw.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.allSettled([...this.tracking]);
     await this.serial.catch(() => undefined);
     await this.records?.flush();
     await this.lock?.release();

@@ -43,7 +43,8 @@ export function changedTrackingPaths(previous: FileHistorySnapshot | undefined, 
 
 /**
  * Build the event for `next` against `previous`, reading the changed files' backups from the
- * store (bounded concurrency). Returns undefined when no file changed. Throws the store's errors.
+ * store (bounded concurrency) whole into memory. Returns undefined when no file changed. Throws
+ * the store's errors.
  */
 export async function snapshotFilesChangedEvent(
   context: FileHistoryContext,

@@ -108,5 +108,19 @@ export function trackEditTests(workspace: () => Workspace): void {
       expect(await restarted.rewind('m1')).toEqual({ messageId: 'm1', restored: ['keep.txt'], deleted: [], skipped: [], failed: [] });
       expect(await w.text('keep.txt')).toBe('before the first edit\n');
     });
+
+    it('close waits for a running trackEdit and its record, and later calls are refused', async () => {
+      const w = workspace();
+      await w.write('late.txt', 'late\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      const tracking = history.trackEdit('late.txt');
+      await history.close();
+      await tracking;
+      const { records } = await w.store.sessionLog(w.sessionId).read();
+      expect(records.at(-1)).toMatchObject({ type: 'file-history-snapshot', messageId: 'm1', isSnapshotUpdate: true });
+      expect(Object.keys((records.at(-1)?.snapshot as { trackedFileBackups: object }).trackedFileBackups)).toEqual(['late.txt']);
+      await expect(history.trackEdit('late.txt')).rejects.toThrow(`the file history of session "${w.sessionId}" is closed`);
+    });
   });
 }
