@@ -474,6 +474,10 @@ export class S3BackupStore implements BackupStore {
     return translateS3Error(error, context, await this.target);
   }
 
+  /**
+   * The endpoint for messages: the client's configured endpoint, else the one the SDK takes from
+   * `AWS_ENDPOINT_URL_S3`/`AWS_ENDPOINT_URL`, else AWS S3 in the client's region.
+   */
   private async resolveTarget(): Promise<RequestTarget> {
     try {
       const endpoint = await this.client.config.endpoint?.();
@@ -481,6 +485,8 @@ export class S3BackupStore implements BackupStore {
         const port = endpoint.port === undefined ? '' : `:${endpoint.port}`;
         return { endpoint: `${endpoint.protocol}//${endpoint.hostname}${port}${endpoint.path === '/' ? '' : endpoint.path}`, bucket: this.bucket };
       }
+      const fromEnvironment = process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true' ? undefined : process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL;
+      if (fromEnvironment) return { endpoint: fromEnvironment, bucket: this.bucket };
       return { endpoint: `the AWS S3 endpoint of region ${await this.client.config.region()}`, bucket: this.bucket };
     } catch {
       return { endpoint: 'the AWS S3 endpoint (region not configured)', bucket: this.bucket };

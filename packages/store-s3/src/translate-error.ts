@@ -122,7 +122,8 @@ export function isPreconditionFailed(error: unknown): boolean {
  * AccessDenied, InvalidAccessKeyId, SignatureDoesNotMatch, expired tokens, 401/403 and missing
  * credentials → `PermissionError`; connection failures (ECONNREFUSED, ECONNRESET, timeouts,
  * DNS) and 5xx answers (after the SDK's retries) → `UnavailableError` naming the endpoint and
- * bucket; InvalidBucketName, 400 → `InvalidArgumentError`; anything else → `FhError`.
+ * bucket; a missing region or an invalid endpoint (EndpointError), InvalidBucketName, 400 →
+ * `InvalidArgumentError`; anything else → `FhError`.
  */
 export function translateS3Error(error: unknown, context: string, target: RequestTarget): FhError {
   if (FhError.isInstance(error)) return error;
@@ -152,6 +153,12 @@ export function translateS3Error(error: unknown, context: string, target: Reques
   if ((name !== undefined && NETWORK_CODES.has(name)) || (status !== undefined && status >= 500)) {
     return new UnavailableError(
       `${described} (S3 at ${target.endpoint}, bucket "${target.bucket}", cannot be reached or keeps failing after retries)`,
+      options,
+    );
+  }
+  if (name === 'EndpointError' || (error instanceof Error && error.message === 'Region is missing')) {
+    return new InvalidArgumentError(
+      `${described} (the S3 client is not configured: set AWS_REGION, and AWS_ENDPOINT_URL_S3 for an S3-compatible service)`,
       options,
     );
   }

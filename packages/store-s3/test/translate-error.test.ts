@@ -10,7 +10,7 @@ import {
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { S3BackupStore, translateS3Error } from '../src/index.js';
 
 const target = { endpoint: 'http://127.0.0.1:9', bucket: 'b' };
@@ -60,6 +60,13 @@ describe('translateS3Error', () => {
     ['TimeoutError', Object.assign(new Error('timed out'), { name: 'TimeoutError' }), UnavailableError, ''],
     ['503 SlowDown', serviceError('SlowDown', 503), UnavailableError, ''],
     ['500 InternalError', serviceError('InternalError', 500), UnavailableError, ''],
+    [
+      'Region is missing',
+      new Error('Region is missing'),
+      InvalidArgumentError,
+      'get k: S3 error: Region is missing (the S3 client is not configured: set AWS_REGION, and AWS_ENDPOINT_URL_S3 for an S3-compatible service)',
+    ],
+    ['EndpointError', Object.assign(new Error('Custom endpoint `x` was not a valid URI'), { name: 'EndpointError' }), InvalidArgumentError, ''],
     ['400 InvalidBucketName', serviceError('InvalidBucketName', 400), InvalidArgumentError, ''],
     ['anything else', serviceError('MalformedXML', 418), FhError, 'get k: S3 MalformedXML, HTTP 418: MalformedXML happened'],
   ];
@@ -138,5 +145,20 @@ describe('the store translates errors from a stubbed client', () => {
 
     failWith = serviceError('PreconditionFailed', 412);
     expect(await store.carryBackup('s', 't', 'a@v1')).toBe('exists');
+  });
+
+  it('names the endpoint the SDK takes from AWS_ENDPOINT_URL_S3 when the client has none configured', async () => {
+    vi.stubEnv('AWS_ENDPOINT_URL_S3', 'http://minio.internal:9000');
+    const environmentClient = new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    environmentClient.send = (async () => {
+      throw networkError('ECONNREFUSED');
+    }) as S3Client['send'];
+    try {
+      const store = new S3BackupStore({ bucket: 'b', client: environmentClient });
+      await expect(store.statBackup('s', 'a@v1')).rejects.toThrow('(S3 at http://minio.internal:9000, bucket "b", cannot be reached');
+    } finally {
+      vi.unstubAllEnvs();
+      environmentClient.destroy();
+    }
   });
 });
