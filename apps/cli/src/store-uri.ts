@@ -4,6 +4,11 @@
  *   fs:<folder>     the local-disk store (`@fh/store-fs`) rooted at <folder>; `~` expands to the
  *                   home folder and a relative folder is resolved against the current folder.
  *   <folder>        a bare folder is the same as `fs:<folder>`.
+ *   s3://<bucket>/<prefix>
+ *                   the S3 store (`@fh/store-s3`) in <bucket> under <prefix> (may be empty).
+ *                   Credentials, region and endpoint come from the AWS SDK's standard chain
+ *                   (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL_S3, ...); see
+ *                   `s3StoreOptionsFromEnvironment` for the defaults added for custom endpoints.
  *
  * Default: `fs:$FH_HOME`, or `fs:~/.fh` when FH_HOME is unset. Parsing does no I/O; the store
  * package is imported only when a store is opened, so a command that needs no store loads none.
@@ -14,7 +19,7 @@ import type { BackupStore } from '@fh/core';
 import { UsageError } from './cli-errors.js';
 
 /** A parsed `--store` value. */
-export type StoreLocation = { kind: 'fs'; folder: string };
+export type StoreLocation = { kind: 'fs'; folder: string } | { kind: 's3'; bucket: string; prefix: string };
 
 /** What {@link parseStoreUri} needs from the environment. */
 export interface StoreUriContext {
@@ -43,9 +48,18 @@ export function parseStoreUri(
   switch (scheme) {
     case 'fs':
       return { kind: 'fs', folder: resolveFolder(uri.slice('fs:'.length), uri, context) };
+    case 's3':
+      return parseS3Uri(uri);
     default:
-      throw new UsageError(`unknown store "${uri}": use fs:<folder>`);
+      throw new UsageError(`unknown store "${uri}": use fs:<folder> or s3://<bucket>/<prefix>`);
   }
+}
+
+/** `s3://bucket/some/prefix` → bucket and prefix (without surrounding `/`). */
+function parseS3Uri(uri: string): StoreLocation {
+  const match = /^s3:\/\/([^/]+)\/*(.*?)\/*$/i.exec(uri);
+  if (match === null) throw new UsageError(`store "${uri}" names no bucket: use s3://<bucket>/<prefix>`);
+  return { kind: 's3', bucket: match[1] as string, prefix: match[2] as string };
 }
 
 function resolveFolder(folder: string, uri: string, context: StoreUriContext): string {
@@ -55,13 +69,20 @@ function resolveFolder(folder: string, uri: string, context: StoreUriContext): s
   return isAbsolute(folder) ? resolve(folder) : resolve(context.cwd, folder);
 }
 
-/** A short, human form of a location for messages (`fs:/home/me/.fh`). */
+/** A short, human form of a location for messages (`fs:/home/me/.fh`, `s3://bucket/prefix`). */
 export function describeStoreLocation(location: StoreLocation): string {
+  if (location.kind === 's3') return `s3://${location.bucket}/${location.prefix}`;
   return `fs:${location.folder}`;
 }
 
 /** Open the store a location names, importing its package on first use. */
 export async function openStore(location: StoreLocation): Promise<BackupStore> {
+  if (location.kind === 's3') {
+    // fh pins its AWS SDK version, so the SDK's notice that later versions will need Node 22 is noise here.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    const { S3BackupStore, s3StoreOptionsFromEnvironment } = await import('@fh/store-s3');
+    return new S3BackupStore(s3StoreOptionsFromEnvironment(location));
+  }
   const { FsBackupStore } = await import('@fh/store-fs');
   return new FsBackupStore({ root: location.folder });
 }

@@ -39,12 +39,13 @@ function oldestOutput(files: readonly string[]): number {
 }
 
 export default function setup(): void {
-  const packages = ['apps/cli', 'packages/core', 'packages/store-fs'];
+  const packages = ['apps/cli', 'packages/core', 'packages/store-fs', 'packages/store-s3'];
   const sources = Math.max(...packages.map((folder) => newestMtime(join(repositoryRoot, folder, 'src'))));
   const outputs = oldestOutput([
     join(repositoryRoot, 'apps/cli/dist/cli.js'),
     join(repositoryRoot, 'packages/core/dist/index.js'),
     join(repositoryRoot, 'packages/store-fs/dist/index.js'),
+    join(repositoryRoot, 'packages/store-s3/dist/index.js'),
   ]);
   if (sources <= outputs) return;
   execFileSync('npx', ['turbo', 'run', 'build', '--filter=@fh/cli', '--output-logs=errors-only'], {

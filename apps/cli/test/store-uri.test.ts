@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli-errors.js';
-import { defaultStoreUri, parseStoreUri } from '../src/store-uri.js';
+import { defaultStoreUri, describeStoreLocation, parseStoreUri } from '../src/store-uri.js';
 
 const context = { cwd: '/work/project', home: '/home/me' };
 
@@ -19,8 +19,19 @@ describe('store URIs', () => {
   });
 
   it('rejects an unknown scheme and an empty folder with a usage error naming the value', () => {
-    expect(() => parseStoreUri('ftp://host/x', context)).toThrow(new UsageError('unknown store "ftp://host/x": use fs:<folder>'));
+    expect(() => parseStoreUri('ftp://host/x', context)).toThrow(
+      new UsageError('unknown store "ftp://host/x": use fs:<folder> or s3://<bucket>/<prefix>'),
+    );
     expect(() => parseStoreUri('fs:', context)).toThrow(new UsageError('store "fs:" names no folder: use fs:<folder>'));
+  });
+
+  it('reads s3://<bucket>/<prefix>, with an optional prefix and no surrounding slashes', () => {
+    expect(parseStoreUri('s3://fh-bucket/team/project', context)).toEqual({ kind: 's3', bucket: 'fh-bucket', prefix: 'team/project' });
+    expect(parseStoreUri('s3://fh-bucket/team/', context)).toEqual({ kind: 's3', bucket: 'fh-bucket', prefix: 'team' });
+    expect(parseStoreUri('s3://fh-bucket', context)).toEqual({ kind: 's3', bucket: 'fh-bucket', prefix: '' });
+    expect(describeStoreLocation(parseStoreUri('s3://fh-bucket/p', context))).toBe('s3://fh-bucket/p');
+    expect(() => parseStoreUri('s3://', context)).toThrow(new UsageError('store "s3://" names no bucket: use s3://<bucket>/<prefix>'));
+    expect(() => parseStoreUri('s3:fh-bucket', context)).toThrow(new UsageError('store "s3:fh-bucket" names no bucket: use s3://<bucket>/<prefix>'));
   });
 
   it('defaults to $FH_HOME, else ~/.fh', () => {
