@@ -19,6 +19,7 @@ import type { RecordWarningHandler } from '../records.js';
 import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
 import {
   liveUndoPoints,
+  UNDO_POINT_RECORD_TYPE,
   undoPointRecord,
   undoPointRemovedRecord,
   type UndoEntry,
@@ -122,8 +123,8 @@ async function lstatOrUndefined(fs: WorkspaceFs, path: string): Promise<FsStats 
  * points beyond the limit (deleting their backups). A folder at a path is not saved (no operation
  * here writes over a folder). Throws — after deleting the backups it made, recording nothing — if
  * a file cannot be saved; `UnsupportedError` when a symlink must be saved and `fs` has no
- * `readlink`, or when the store refuses backups (a read-only Claude Code session: give an fh
- * store as the undo store).
+ * `readlink`, when the store refuses backups (a read-only Claude Code session), or when its log
+ * drops `fh-undo-point` records (a Claude Code transcript): give an fh store as the undo store.
  */
 export async function captureUndoPoint(
   workspace: UndoWorkspace,
@@ -169,7 +170,13 @@ export async function captureUndoPoint(
       entries: entries.filter((entry): entry is UndoEntry => entry !== undefined),
     };
     await logOf(undo).append([undoPointRecord(point)]);
-    await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] });
+    const points = await listUndoPoints(undo, options);
+    if (!points.some((candidate) => candidate.undoId === undoId)) {
+      throw new UnsupportedError(
+        `the log of session ${undo.sessionId} in the ${undo.store.kind} store does not keep ${UNDO_POINT_RECORD_TYPE} records; give an fh store as the undo store, or turn undo off`,
+      );
+    }
+    await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] }, points);
     return point;
   } catch (error) {
     await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
@@ -192,11 +199,16 @@ async function putUndoBackup(undo: UndoStore, backupFileName: string, absolutePa
 
 /**
  * Evict the oldest live points beyond `options.limit` (default 10), except `options.protect`:
- * delete their backups, then record each as evicted. Returns the evicted ids.
+ * delete their backups, then record each as evicted. `livePoints` saves reading the log again
+ * when the caller just read it. Returns the evicted ids.
  */
-export async function evictUndoPoints(undo: UndoStore, options: UndoOptions & { protect?: readonly string[] } = {}): Promise<string[]> {
+export async function evictUndoPoints(
+  undo: UndoStore,
+  options: UndoOptions & { protect?: readonly string[] } = {},
+  livePoints?: readonly UndoPoint[],
+): Promise<string[]> {
   const limit = options.limit ?? DEFAULT_UNDO_LIMIT;
-  const points = await listUndoPoints(undo, options);
+  const points = livePoints ?? (await listUndoPoints(undo, options));
   const protect = new Set(options.protect ?? []);
   const excess = points.length - limit;
   if (excess <= 0) return [];
