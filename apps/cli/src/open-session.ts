@@ -13,13 +13,13 @@ import {
   FileHistory,
   NotFoundError,
   parseFhSessionRecord,
-  restoreStateFromLog,
   type BackupStore,
   type LogRecord,
 } from '@fh/core';
 import type { ClaudeCodeStore } from '@fh/store-fs';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './context.js';
+import { openFhHistory } from './fh-history.js';
 import { describeStoreLocation } from './store-uri.js';
 
 /** A session opened for a command. Call {@link OpenedSession.close} when done. */
@@ -57,12 +57,7 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
-  const history = await FileHistory.open({
-    projectRoot,
-    sessionId,
-    store,
-    initialState: restoreStateFromLog(records, { projectRoot }),
-  });
+  const history = await openFhHistory(store, sessionId, projectRoot, records);
   return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, close: () => history.close() };
 }
 

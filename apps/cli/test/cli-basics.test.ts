@@ -43,7 +43,7 @@ describe('fh: global behaviour', () => {
   it('rejects an unknown store scheme with one line naming it (exit 2)', async () => {
     const home = await tempFolder();
     const result = await runCli(['--store', 'ftp://x/y', '--session', 's', 'list'], { home });
-    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: unknown store "ftp://x/y": use fs:<folder>\n' });
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: unknown store "ftp://x/y": use fs:<folder> or s3://<bucket>/<prefix>\n' });
   });
 
   it('names an unknown session in one line, no stack trace, exit 1', async () => {

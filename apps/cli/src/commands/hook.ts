@@ -91,13 +91,20 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ FileHistory, FhError, userMessageRecord }, store] = await Promise.all([import('@fh/core'), openStore(location)]);
+  const [{ FhError, userMessageRecord }, { openFhHistory }, store] = await Promise.all([
+    import('@fh/core'),
+    import('../fh-history.js'),
+    openStore(location),
+  ]);
+  const log = store.sessionLog(sessionId);
 
   const deadline = Date.now() + LOCK_WAIT_MS;
   let history;
+  let records;
   for (;;) {
     try {
-      history = await FileHistory.open({ projectRoot, sessionId, store });
+      records = (await log.read()).records;
+      history = await openFhHistory(store, sessionId, projectRoot, records);
       break;
     } catch (error) {
       if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() > deadline) throw error;
@@ -111,8 +118,6 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
-    const log = store.sessionLog(sessionId);
-    const { records } = await log.read();
     const previous = records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
     await log.append([
       userMessageRecord({
