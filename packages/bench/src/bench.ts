@@ -14,11 +14,13 @@
  * own share; the cost of restoring by temp file + rename, which issue 2 requires, against the
  * floor's plain overwrite; every workspace file tracked). Rounds are interleaved (every contender once per round, rotating order)
  * and medians are reported. Targets: ≤ 1.5× the floor; ≥ 3× faster than shadow git.
+ * `FH_BENCH_DIR` picks the folder the run works in (default: the system temp folder), e.g.
+ * `/dev/shm` to take the disk out and see fh's own overhead.
  */
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { copyFile, lstat, open, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, FileHistory, backupFileName, snapshotRecord, type FileHistorySnapshot } from '@fh/core';
@@ -272,7 +274,7 @@ async function main(): Promise<void> {
 
 function print(elapsedMs: number): void {
   const { version } = process;
-  console.log(`fh benchmark — Node ${version}, ${cpus().length} cores, concurrency ${DEFAULT_CONCURRENCY}, medians of interleaved rounds (${(elapsedMs / 1000).toFixed(0)} s)`);
+  console.log(`fh benchmark — Node ${version}, ${cpus().length} cores, in ${process.env.FH_BENCH_DIR ?? tmpdir()}, concurrency ${DEFAULT_CONCURRENCY}, medians of interleaved rounds (${(elapsedMs / 1000).toFixed(0)} s)`);
   const header = ['scenario', 'fh ms', 'baseline', 'baseline ms', 'ratio', 'target', ''];
   const lines = rows.map((row) => [
     row.scenario,

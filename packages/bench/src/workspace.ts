@@ -12,9 +12,9 @@ export interface BenchFolders {
   floor: string;
 }
 
-/** Fresh temp folders for a run. */
+/** Fresh temp folders for a run, under `FH_BENCH_DIR` (default: the system temp folder). */
 export async function createFolders(): Promise<BenchFolders> {
-  const base = await mkdtemp(join(tmpdir(), 'fh-bench-'));
+  const base = await mkdtemp(join(process.env.FH_BENCH_DIR ?? tmpdir(), 'fh-bench-'));
   const folders = { base, project: join(base, 'project'), store: join(base, 'store'), floor: join(base, 'floor') };
   await Promise.all([mkdir(folders.project), mkdir(folders.store), mkdir(folders.floor)]);
   return folders;
