@@ -88,13 +88,16 @@ export interface FileHistoryContextOptions {
 
 /**
  * Build a {@link FileHistoryContext}, filling defaults. Throws `InvalidArgumentError` naming the
- * option for a relative project root, an empty session id, a concurrency that is not a positive
- * integer, or a negative or non-finite granularity or size cap.
+ * option for a relative project root, an empty session id, a missing store, a concurrency that is
+ * not a positive integer, or a negative or non-finite granularity or size cap.
  */
 export function createFileHistoryContext(options: FileHistoryContextOptions): FileHistoryContext {
   const projectRoot = normalizeProjectRoot(options.projectRoot);
   if (typeof options.sessionId !== 'string' || options.sessionId === '') {
     throw new InvalidArgumentError(`sessionId must be a non-empty string, got ${JSON.stringify(options.sessionId)}`);
+  }
+  if (typeof options.store !== 'object' || options.store === null || typeof options.store.putBackup !== 'function') {
+    throw new InvalidArgumentError(`store must be a BackupStore (for example an FsBackupStore), got ${String(options.store)}`);
   }
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {

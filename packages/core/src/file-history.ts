@@ -143,8 +143,7 @@ export class FileHistory implements FileHistoryReader {
     const env = options.env ?? process.env;
     const disabledByEnv = ['1', 'true'].includes((env[DISABLE_ENV_VARIABLE] ?? '').trim().toLowerCase());
     const enabled = options.enabled !== false && !disabledByEnv;
-    const log = enabled && options.log !== false ? (options.log ?? options.store.sessionLog(options.sessionId)) : undefined;
-    const records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
+    let records: RecordQueue | undefined;
     const context = createFileHistoryContext({
       projectRoot: options.projectRoot,
       sessionId: options.sessionId,
@@ -153,10 +152,11 @@ export class FileHistory implements FileHistoryReader {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
       ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
-      ...(records === undefined
-        ? {}
-        : { recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) => records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord) }),
+      recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) =>
+        records === undefined ? Promise.resolve() : records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord),
     });
+    const log = enabled && options.log !== false ? (options.log ?? context.store.sessionLog(context.sessionId)) : undefined;
+    records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
     const state = enabled ? (options.initialState ?? emptyFileHistoryState()) : emptyFileHistoryState();
     return new FileHistory({ context, enabled, state, records, lock: undefined });
   }

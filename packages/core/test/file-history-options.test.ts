@@ -1,0 +1,29 @@
+import { Volume } from 'memfs';
+import { describe, expect, it } from 'vitest';
+import { FileHistory, InvalidArgumentError, type BackupStore } from '../src/index.js';
+
+const store = { putBackup: async () => ({ size: 0, mode: 0 }), workspaceFs: new Volume().promises, sessionLog: () => ({}) } as unknown as BackupStore;
+
+describe('FileHistory.open options', () => {
+  it('refuses a relative project root, an empty session id, a missing store and bad knobs, naming each', async () => {
+    await expect(FileHistory.open({ projectRoot: 'relative', sessionId: 's', store })).rejects.toThrow('projectRoot must be an absolute path, got "relative"');
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: '', store })).rejects.toThrow('sessionId must be a non-empty string, got ""');
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store: undefined as unknown as BackupStore })).rejects.toThrow(
+      'store must be a BackupStore (for example an FsBackupStore), got undefined',
+    );
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, concurrency: 0 })).rejects.toThrow('concurrency must be a positive integer, got 0');
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, timestampGranularityMs: -1 })).rejects.toThrow(InvalidArgumentError);
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, diffSizeCapBytes: Number.NaN })).rejects.toThrow(
+      'diffSizeCapBytes must be a finite number >= 0, got NaN',
+    );
+  });
+
+  it('reads FH_DISABLE_FILE_CHECKPOINTING as 1 or true, and otherwise stays on', async () => {
+    for (const value of ['1', 'true', 'TRUE']) {
+      expect((await FileHistory.open({ projectRoot: '/p', sessionId: 's', store, env: { FH_DISABLE_FILE_CHECKPOINTING: value } })).enabled).toBe(false);
+    }
+    for (const value of ['0', '', 'no']) {
+      expect((await FileHistory.open({ projectRoot: '/p', sessionId: 's', store, env: { FH_DISABLE_FILE_CHECKPOINTING: value }, log: false })).enabled).toBe(true);
+    }
+  });
+});
