@@ -22,6 +22,9 @@ function backupReader(volume: Volume, options: { sha256?: boolean } = {}) {
     kind: 'memfs-test',
     capabilities: { hardLinks: false, serverSideCopy: false, locking: false, sha256: options.sha256 === true },
     workspaceFs: volume.promises as unknown as WorkspaceFs,
+    async putBackup(): Promise<BackupInfo> {
+      throw new Error('change detection never writes backups');
+    },
     async statBackup(_sessionId: string, name: string): Promise<BackupInfo | null> {
       calls.statBackup += 1;
       try {
