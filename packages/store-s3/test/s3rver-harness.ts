@@ -4,6 +4,10 @@
  * (vitest.config.ts), clients use `requestChecksumCalculation: 'WHEN_REQUIRED'` and the S3RVER
  * key, and a request shim enforces `If-None-Match: *` (s3rver ignores it) on PutObject,
  * CopyObject and CompleteMultipartUpload. The shim also lets tests inject failures.
+ *
+ * s3rver writes an object in place, so a GET racing a PUT of the same key can see a half-written
+ * object (a body shorter than its Content-Length, then a stalled socket). Real S3 never shows a
+ * partial object, so the shim runs the requests on one key one after another.
  */
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -68,6 +72,8 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
   let failureStatus: 500 | 503 = 503;
   let interceptor: Interceptor | undefined;
   let running = true;
+  /** Per object path, the end of the last request on it (see the header comment). */
+  const keyQueues = new Map<string, Promise<void>>();
 
   internals.httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const method = request.method ?? '';
@@ -81,9 +87,19 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
       response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected by the test</Message></Error>`);
       return;
     }
-    void enforceIfNoneMatch(request, response).then((answered) => {
-      if (!answered) koa(request, response);
+    const key = new URL(request.url ?? '/', 'http://s3rver').pathname;
+    const previous = keyQueues.get(key) ?? Promise.resolve();
+    const finished = new Promise<void>((resolve) => response.on('close', resolve));
+    const queued = previous.then(() => finished);
+    keyQueues.set(key, queued);
+    void queued.then(() => {
+      if (keyQueues.get(key) === queued) keyQueues.delete(key);
     });
+    void previous
+      .then(() => enforceIfNoneMatch(request, response))
+      .then((answered) => {
+        if (!answered) koa(request, response);
+      });
   });
 
   /** Answer 412 to a create-only write whose key exists; false when the request may proceed. */
