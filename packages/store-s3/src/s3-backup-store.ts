@@ -247,6 +247,7 @@ export class S3BackupStore implements BackupStore {
    * Stream the backup's bytes. The GetObject is sent before this resolves (so a missing backup
    * throws `NotFoundError` here); iterating hashes the bytes and throws `CorruptError` at the end
    * if they do not match the recorded size and sha256, `UnavailableError` if the transfer fails.
+   * Stopping early (`break`) closes the connection.
    */
   async openBackup(sessionId: string, backupFileName: string): Promise<AsyncIterable<Uint8Array>> {
     validateName('sessionId', sessionId);
@@ -256,14 +257,16 @@ export class S3BackupStore implements BackupStore {
     const context = `openBackup ${described}`;
     const response = await this.limit(() => this.getObject(key, context));
     const translate = (error: unknown): Promise<FhError> => this.translate(error, context);
+    const body = response.Body as Readable;
     return (async function* verifiedBytes(): AsyncGenerator<Uint8Array> {
       const hashing = new HashingStream();
+      body.on('error', (error) => hashing.destroy(error));
       try {
-        const body = response.Body as Readable;
-        body.on('error', (error) => hashing.destroy(error));
         for await (const chunk of body.pipe(hashing)) yield chunk as Uint8Array;
       } catch (error) {
         throw await translate(error);
+      } finally {
+        body.destroy();
       }
       checkIntegrity(described, response, hashing.bytes, hashing.digest());
     })();

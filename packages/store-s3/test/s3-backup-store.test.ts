@@ -207,6 +207,22 @@ describe('restoreBackup and openBackup', () => {
     expect(Buffer.concat(chunks)).toEqual(BINARY);
   });
 
+  it('stops a download cleanly when the reader breaks off early', async () => {
+    const store = createStore();
+    const bytes = Buffer.alloc(3 * 1024 * 1024, 9);
+    await store.putBackup('s', 'long@v1', await writeWorkspaceFile('long.bin', bytes));
+
+    let received = 0;
+    for await (const chunk of await store.openBackup('s', 'long@v1')) {
+      received += chunk.length;
+      break;
+    }
+
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(bytes.length);
+    expect(await store.statBackup('s', 'long@v1')).toMatchObject({ size: bytes.length });
+  });
+
   it('refuses an existing destination with ConflictError and leaves it unchanged', async () => {
     const store = createStore();
     await store.putBackup('s', 'b@v1', await writeWorkspaceFile('b.txt', 'backup'));
