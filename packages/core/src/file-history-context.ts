@@ -12,6 +12,14 @@ import type { FileHistorySnapshot, FileHistoryState } from './types.js';
 /** Per-file I/O tasks running at once, by default (issue 2 rule 7). */
 export const DEFAULT_CONCURRENCY = 16;
 
+/**
+ * How many times wider than `concurrency` metadata-only calls (`stat`, `lstat`) may queue. They
+ * hold no file descriptor, and the file system sees no more of them at once either way (Node runs
+ * them on libuv's thread pool, 4 threads by default); a deeper queue only keeps those threads busy
+ * instead of waking them one request at a time, which makes scanning many files about 2-3× faster.
+ */
+export const METADATA_CONCURRENCY_FACTOR = 16;
+
 /** Files larger than this (bytes) count as changed without a line diff, by default: 8 MiB. */
 export const DEFAULT_DIFF_SIZE_CAP_BYTES = 8 * 1024 * 1024;
 
@@ -28,8 +36,9 @@ export const DEFAULT_DIFF_SIZE_CAP_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TIMESTAMP_GRANULARITY_MS = 2000;
 
 /**
- * Runs one task under the shared concurrency limit (a `p-limit` function). Tasks run through it
- * must not call it again (that could deadlock); every task fh gives it is a leaf.
+ * Runs one task under a concurrency limit (a `p-limit` function). Tasks run through a limit must
+ * not call the same limit again (that could deadlock): a `metadataLimit` task may call `limit`,
+ * and `limit` tasks are leaves.
  */
 export type RunLimited = <T>(task: () => PromiseLike<T> | T) => Promise<T>;
 
@@ -51,8 +60,16 @@ export interface FileHistoryContext {
   readonly store: BackupStore;
   /** The workspace file system tracked files are read from and restored to. */
   readonly fs: WorkspaceFs;
-  /** Shared limit for per-file I/O (see {@link RunLimited}). */
+  /** Shared limit for per-file I/O that opens, reads or writes files or backups (see {@link RunLimited}). */
   readonly limit: RunLimited;
+  /**
+   * Limit for the workers that scan tracked files with metadata calls (`stat`/`lstat`),
+   * {@link METADATA_CONCURRENCY_FACTOR} times wider than `limit`; a scan runs any heavier step
+   * (reading bytes, copying, asking the store) through `limit`.
+   */
+  readonly metadataLimit: RunLimited;
+  /** Per-file I/O tasks at once ({@link DEFAULT_CONCURRENCY} by default). */
+  readonly concurrency: number;
   /** See {@link DEFAULT_TIMESTAMP_GRANULARITY_MS}. */
   readonly timestampGranularityMs: number;
   /** See {@link DEFAULT_DIFF_SIZE_CAP_BYTES}. */
@@ -110,7 +127,9 @@ export function createFileHistoryContext(options: FileHistoryContextOptions): Fi
     sessionId: options.sessionId,
     store: options.store,
     fs: options.fs ?? options.store.workspaceFs,
+    concurrency,
     limit: pLimit(concurrency),
+    metadataLimit: pLimit(concurrency * METADATA_CONCURRENCY_FACTOR),
     timestampGranularityMs,
     diffSizeCapBytes,
     ...(options.recordSnapshot === undefined ? {} : { recordSnapshot: options.recordSnapshot }),

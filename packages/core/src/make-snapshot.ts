@@ -4,7 +4,8 @@
  *
  * Three phases:
  * 1. Capture the state.
- * 2. For each tracked file, with bounded concurrency: unchanged since its latest backup → reuse
+ * 2. For each tracked file, with bounded concurrency (a wide limit for the `stat`, the normal one
+ *    for reading and copying): unchanged since its latest backup → reuse
  *    that entry (with a newer `backupTime` when the bytes had to be compared); changed → a new
  *    version; gone → `null`. A backup that fails gives an entry with `error` set — never the older
  *    version in disguise — and a later rewind reports that file as failed.
@@ -18,6 +19,7 @@ import { errnoCode, InvalidArgumentError } from './errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { backupFileName, toAbsolutePath } from './paths.js';
 import { latestBackup, nextVersion } from './state-queries.js';
+import { mapWithWorkers } from './worker-pool.js';
 import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
 /**
@@ -38,10 +40,8 @@ export async function fileHistoryMakeSnapshot(
   if (captured === undefined) return undefined;
 
   const trackingPaths = [...captured.trackedFiles].sort();
-  const entries = await Promise.all(
-    trackingPaths.map((trackingPath) =>
-      context.limit(() => snapshotEntry(context, captured, trackingPath, latestBackup(captured, trackingPath))),
-    ),
+  const entries = await mapWithWorkers(context.metadataLimit, trackingPaths, context.concurrency, (trackingPath) =>
+    snapshotEntry(context, captured, trackingPath, latestBackup(captured, trackingPath)),
   );
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
   trackingPaths.forEach((trackingPath, index) => {
@@ -96,13 +96,14 @@ async function snapshotEntry(
       return failedEntry(absolutePath, version(), `${trackingPath} is not a regular file (a folder or a device)`);
     }
     if (previous !== undefined && previous.backupFileName !== null && previous.error === undefined) {
+      const name = previous.backupFileName;
       const check =
         (previous.size !== undefined && previous.mode !== undefined
           ? compareMetadata(stats, previous.size, previous.mode, backupTimeMs(previous), context.timestampGranularityMs)
-          : undefined) ?? (await checkFileChanged(context, absolutePath, stats, { ...previous, backupFileName: previous.backupFileName }));
+          : undefined) ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, { ...previous, backupFileName: name })));
       if (!check.changed) return check.by === 'content' ? { ...previous, backupTime: check.verifiedAt } : previous;
     }
-    return await createBackup(context, absolutePath, version());
+    return await context.limit(() => createBackup(context, absolutePath, version()));
   } catch (error) {
     return failedEntry(absolutePath, version(), messageOf(error));
   }

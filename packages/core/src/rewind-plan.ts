@@ -15,6 +15,7 @@ import type { FileHistoryContext } from './file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
 import { findSnapshot } from './state-queries.js';
+import { mapWithWorkers } from './worker-pool.js';
 import type { BackupInfo, FsStats } from './store.js';
 import type { FileHistoryBackup, FileHistoryState } from './types.js';
 
@@ -84,7 +85,8 @@ export function rewindTargets(
 }
 
 /**
- * Plan every target with bounded concurrency, in target order. `stopWhen` (for `hasAnyChanges`)
+ * Plan every target with bounded concurrency (the wide metadata limit for `lstat`s, the normal
+ * one for reading bytes and asking the store), in target order. `stopWhen` (for `hasAnyChanges`)
  * makes the remaining files return `undefined` unplanned once one plan satisfies it.
  */
 export async function planRewind(
@@ -93,18 +95,13 @@ export async function planRewind(
   stopWhen?: (plan: FilePlan) => boolean,
 ): Promise<Array<FilePlan | undefined>> {
   const folderState = createFolderChecker(context.fs, context.projectRoot);
-  let stopped = false;
-  return Promise.all(
-    targets.map((target) =>
-      context.limit(async () => {
-        if (stopped) return undefined;
-        const plan = await planFile(context, target, folderState).catch(
-          (error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) }),
-        );
-        if (stopWhen?.(plan)) stopped = true;
-        return plan;
-      }),
-    ),
+  return mapWithWorkers(
+    context.metadataLimit,
+    targets,
+    context.concurrency,
+    (target) =>
+      planFile(context, target, folderState).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
+    stopWhen,
   );
 }
 
@@ -167,7 +164,7 @@ async function compareAndPlan(
   const check =
     (backup.size !== undefined && backup.mode !== undefined
       ? compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)
-      : undefined) ?? (await checkFileChanged(context, absolutePath, stats, backup));
+      : undefined) ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, backup)));
   if (!check.changed) return { kind: 'same', path };
   if (check.reason === 'backup-missing') {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
@@ -188,7 +185,7 @@ async function restorePlan(
   currentStats: FsStats | undefined,
   createParents: boolean,
 ): Promise<FilePlan> {
-  const info = await context.store.statBackup(context.sessionId, backup.backupFileName);
+  const info = await context.limit(() => context.store.statBackup(context.sessionId, backup.backupFileName));
   if (info === null) return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
   if (backup.size !== undefined && info.size !== backup.size) {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: `the backup has ${info.size} bytes, the snapshot recorded ${backup.size}` };
