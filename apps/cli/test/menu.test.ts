@@ -166,4 +166,15 @@ describe('the rewind menu in a terminal', () => {
     expect(accepted).toContain('EXIT=0');
     expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 2\n');
   });
+
+  it('rewinds without asking when nothing would be lost (seed 000 §7)', async () => {
+    const box = await threeTurns();
+    const name = 'lossless';
+    start(box, name, ['--session', 'menu', 'rewind', 'p3']);
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).not.toContain('[y/N]');
+    expect(done).toContain('Rewound the conversation to before p3 (1 message dropped).');
+    expect(done).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
+  });
 });

@@ -8,6 +8,9 @@
  * ready to edit and resend. The session log is append-only: the conversation a later turn
  * continues is the agent's; `fh fork` writes the rewound conversation as a new session to resume.
  *
+ * On a terminal, a lossless rewind (no file would change and only synthetic messages follow,
+ * seed 000 §7) runs without asking.
+ *
  * Default mode: `both` when the message is a recorded prompt with a checkpoint, `code` for a
  * checkpoint whose prompt was not recorded, `conversation` for a prompt without a checkpoint.
  *
@@ -78,6 +81,9 @@ export async function run(context: CommandContext, messageIdArgument: string | u
     const paths = options.paths?.map((path) => resolve(context.cwd, path));
     const codeMode = mode === 'both' || mode === 'code';
 
+    if (!confirmed && options.dryRun !== true && hasMessage && mode !== 'code' && isInteractive(context)) {
+      confirmed = await rewinder.isLosslessRewind(messageId);
+    }
     if (options.dryRun === true || !confirmed) {
       const preview = codeMode ? await rewinder.preview(messageId, paths === undefined ? {} : { paths }) : null;
       const conversation = mode === 'code' ? null : conversationPreview(rewinder, messageId);
