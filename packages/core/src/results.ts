@@ -35,6 +35,12 @@ export interface DiffStats {
    * backup is missing from the store (then `rewind` refuses with `BackupMissingError`).
    */
   failed?: Array<{ path: string; reason: string }>;
+  /**
+   * fh: the files of `filesChanged` that changed after the session's latest snapshot (edits the
+   * agent or the user made since the last turn began, which no snapshot holds), sorted. Filled by
+   * `rewindPreview` / `RewindSession`; a front end warns before they are overwritten.
+   */
+  changedSinceLatestSnapshot?: string[];
 }
 
 /** Outcome of a rewind, file by file. */

@@ -26,6 +26,12 @@ import type { FileHistoryState } from './types.js';
 export interface RewindOptions {
   /** Rewind only these tracked files (absolute, or relative to the project root). Default: all. */
   paths?: readonly string[];
+  /**
+   * Called once after validation and before the first write, with the tracking paths the rewind
+   * is about to write or delete (sorted; not called when there are none). If it rejects, the
+   * rewind rejects with that error and nothing is written. `RewindSession` saves its undo point here.
+   */
+  beforeWrite?: (paths: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -55,6 +61,7 @@ export async function fileHistoryRewind(
     else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
   }
   refuseIfBackupsMissing(plans);
+  if (writes.length > 0) await options.beforeWrite?.(writes.map((plan) => plan.path));
 
   const outcomes = await Promise.all(writes.map((plan) => context.limit(() => applyPlan(context, plan))));
   writes.forEach((plan, index) => {
