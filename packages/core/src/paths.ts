@@ -41,6 +41,9 @@ export function toTrackingPath(projectRoot: string, path: string): string {
  * like `../x` or an absolute path elsewhere), so nothing is ever read or written there.
  */
 export function toAbsolutePath(projectRoot: string, trackingPath: string): string {
+  if (sep === '/' && isNormalizedRelative(trackingPath) && (projectRoot === '/' || (isAbsolute(projectRoot) && !projectRoot.endsWith('/')))) {
+    return projectRoot === '/' ? `/${trackingPath}` : `${projectRoot}/${trackingPath}`;
+  }
   const absolutePath = resolve(projectRoot, sep === '/' ? trackingPath : trackingPath.split('/').join(sep));
   if (trackingPath === '' || trackingPath.includes('\0') || !isInsideRelative(relative(projectRoot, absolutePath))) {
     throw new OutsideRootError(`tracked path ${JSON.stringify(trackingPath)} is outside the project root ${projectRoot}`);
@@ -54,6 +57,19 @@ export function toAbsolutePath(projectRoot: string, trackingPath: string): strin
  */
 export function backupFileName(absolutePath: string, version: number): string {
   return `${createHash('sha256').update(absolutePath).digest('hex').slice(0, 16)}@v${version}`;
+}
+
+/**
+ * True for a relative `/`-separated path with no empty, `.` or `..` segment and no NUL byte: one
+ * that joined to a normalised root is already resolved (the common case, checked without the cost
+ * of `path.resolve` for each of thousands of tracked files).
+ */
+function isNormalizedRelative(trackingPath: string): boolean {
+  if (trackingPath === '' || trackingPath.startsWith('/') || trackingPath.includes('\0') || trackingPath.includes('//')) return false;
+  for (const segment of trackingPath.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') return false;
+  }
+  return true;
 }
 
 function isInsideRelative(relativePath: string): boolean {

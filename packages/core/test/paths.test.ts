@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { backupFileName, InvalidArgumentError, normalizeProjectRoot, OutsideRootError, toAbsolutePath, toTrackingPath } from '../src/index.js';
 
@@ -32,6 +33,14 @@ describe('tracking paths', () => {
     expect(toAbsolutePath('/project', '/project/src/app.ts')).toBe('/project/src/app.ts');
     expect(() => toAbsolutePath('/project', '../escape')).toThrow('tracked path "../escape" is outside the project root /project');
     expect(() => toAbsolutePath('/project', '/etc/passwd')).toThrow(OutsideRootError);
+  });
+
+  it('resolves plain keys and keys needing normalisation to the same absolute paths', () => {
+    for (const key of ['a.txt', 'deep/er/file.ts', '.hidden/x', 'a/./b', 'a/b/../c', 'a//b', 'dir/..file']) {
+      expect(toAbsolutePath('/project', key)).toBe(resolve('/project', key));
+      expect(toAbsolutePath('/', key)).toBe(resolve('/', key));
+    }
+    expect(toAbsolutePath('/project/', 'a.txt')).toBe('/project/a.txt');
   });
 
   it('requires an absolute project root', () => {
