@@ -39,6 +39,7 @@ describe('Claude Code sessions (--claude): transcript and backups in a config fo
       skipped: [],
       failed: [],
       outside: [],
+      undoId: null,
       cd: fixture.worktreePath,
     });
     expect(await readTree(fixture.worktreePath)).toEqual(fixture.trees.m3);

@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { undoRewind } from '@fh/core';
+import { FsBackupStore } from '@fh/store-fs';
 import { describe, expect, it } from 'vitest';
 import { exists, git, readTree, runJson, runTool } from './helpers.js';
 import { worktreeList, worktreeSession, type Tree, type WorktreeFixture } from './session-fixture.js';
@@ -40,6 +42,7 @@ describe('restore: the worktree was removed by a cleanup', () => {
       skipped: [],
       failed: [],
       outside: [],
+      undoId: null,
       cd: fixture.worktreePath,
     });
     expect(git(fixture.worktreePath, ['symbolic-ref', '--short', 'HEAD'])).toBe('worktree-feature');
@@ -166,6 +169,13 @@ describe('restore: the worktree was removed by a cleanup', () => {
     expect(rewound.result.exitCode).toBe(0);
     expect(rewound.json).toMatchObject({ action: 'reused', messageId: 'm3', restored: ['src/app.ts'] });
     expect(await readTree(fixture.worktreePath)).toEqual(fixture.trees.m3);
+
+    // The live file it overwrote was saved first; undoing the rewind brings it back.
+    const undoId = rewound.json.undoId as string;
+    expect(typeof undoId).toBe('string');
+    const store = new FsBackupStore({ root: fixture.dataFolder });
+    await undoRewind({ projectRoot: fixture.worktreePath, fs: store.workspaceFs }, { store, sessionId: fixture.sessionId }, { undoId });
+    expect(await readTree(fixture.worktreePath)).toEqual(live);
   });
 
   it('refuses a live worktree on another branch', async () => {

@@ -10,14 +10,17 @@
  *    path is occupied by something else. The message id is checked before anything changes.
  * 3. Recreated: rewind the session's tracked files inside the worktree to the snapshot of
  *    `--message` (default: the latest). Reused: rewind only when `--message` is given, so newer
- *    work in a live worktree is never overwritten unasked.
+ *    work in a live worktree is never overwritten unasked, and (fh sessions) save what it
+ *    overwrites in an undo point first.
  *
  * Human output: the worktree's path alone on stdout (`cd "$(fh-worktree-restore restore …)"`),
  * what was done on stderr. JSON: `{ "sessionId", "source", "worktreePath", "worktreeName",
  * "branch", "originalCwd", "action": "reused"|"recreated"|"recreated-from-commit", "commit",
  * "pruned", "messageId", "restored", "deleted", "skipped": [{ "path", "reason" }],
- * "failed": [{ "path", "error" }], "outside", "cd" }`; paths are relative to the worktree, except
- * `outside` (relative to the session's project root). Exit 3 when some files could not be rewound.
+ * "failed": [{ "path", "error" }], "outside", "undoId", "cd" }`; paths are relative to the worktree,
+ * except `outside` (relative to the session's project root). `undoId` names the undo point saved
+ * before rewinding a live worktree of an fh session (`fh undo` puts those files back), else null.
+ * Exit 3 when some files could not be rewound.
  */
 import {
   FhError,
@@ -26,8 +29,10 @@ import {
   NotFoundError,
   planWorktreeRestore,
   planWorktreeRewind,
+  RewindSession,
   type BackupMissingError,
   type RewindResult,
+  type UndoPoint,
   type WorktreeRewindPlan,
   type WorktreeSession,
 } from '@fh/core';
@@ -54,26 +59,45 @@ export function sessionWorktree(source: SessionSource): WorktreeSession {
   return record.worktreeSession;
 }
 
-/** Rewind `plan.paths`; backups missing from the store are reported as failed and the rest restored. */
+/** What {@link rewindInto} did. */
+interface WorktreeRewind {
+  result: RewindResult;
+  /** The undo point saved before files were overwritten, or null. */
+  undoPoint: UndoPoint | null;
+}
+
+/**
+ * Rewind `plan.paths` (as a code-only restore of a {@link RewindSession}, with an undo point when
+ * `undo` is on). Backups missing from the store are reported as failed and the rest restored.
+ */
 async function rewindInto(
   source: SessionSource,
-  projectRoot: string,
   history: FileHistory,
   plan: WorktreeRewindPlan & { messageId: string },
-): Promise<RewindResult> {
+  undo: boolean,
+): Promise<WorktreeRewind> {
+  const session = new RewindSession({ history, ...(undo ? {} : { undo: false as const }) });
+  const restore = async (paths: readonly string[]): Promise<WorktreeRewind> => {
+    const restored = await session.restore({ messageId: plan.messageId, mode: 'code', paths });
+    return { result: restored.code ?? { messageId: plan.messageId, restored: [], deleted: [], skipped: [], failed: [] }, undoPoint: restored.undoPoint ?? null };
+  };
   try {
-    return await history.rewind(plan.messageId, { paths: plan.paths });
+    return await restore(plan.paths);
   } catch (error) {
     if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
     const missing = (error as BackupMissingError).missing;
     const missingPaths = new Set(missing.map((entry) => entry.path));
     const rest = plan.paths.filter((path) => !missingPaths.has(path));
-    const result = rest.length === 0 ? { messageId: plan.messageId, restored: [], deleted: [], skipped: [], failed: [] } : await history.rewind(plan.messageId, { paths: rest });
+    const done: WorktreeRewind =
+      rest.length === 0 ? { result: { messageId: plan.messageId, restored: [], deleted: [], skipped: [], failed: [] }, undoPoint: null } : await restore(rest);
     for (const entry of missing) {
-      result.failed.push({ path: entry.path, error: new NotFoundError(`backup ${entry.backupFileName} ${entry.reason} (session ${source.sessionId}, root ${projectRoot})`) });
+      done.result.failed.push({
+        path: entry.path,
+        error: new NotFoundError(`backup ${entry.backupFileName} ${entry.reason} (session ${source.sessionId} in ${source.location})`),
+      });
     }
-    result.failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return result;
+    done.result.failed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return done;
   }
 }
 
@@ -104,6 +128,7 @@ export async function run(options: RestoreOptions, output: Output): Promise<void
   }
 
   let result: RewindResult | undefined;
+  let undoPoint: UndoPoint | null = null;
   if (history !== undefined && rewindPlan?.messageId !== undefined && rewindPlan.paths.length > 0) {
     const fileHistory = await FileHistory.open({
       projectRoot: history.projectRoot,
@@ -113,7 +138,9 @@ export async function run(options: RestoreOptions, output: Output): Promise<void
       log: false,
     });
     try {
-      result = await rewindInto(source, history.projectRoot, fileHistory, { ...rewindPlan, messageId: rewindPlan.messageId });
+      // A recreated worktree holds only git's checkout; a live one may hold work worth an undo point.
+      const undo = plan.kind === 'reuse' && source.kind === 'fs';
+      ({ result, undoPoint } = await rewindInto(source, fileHistory, { ...rewindPlan, messageId: rewindPlan.messageId }, undo));
     } finally {
       await fileHistory.close();
     }
@@ -140,6 +167,7 @@ export async function run(options: RestoreOptions, output: Output): Promise<void
       skipped: (result?.skipped ?? []).map((skip) => ({ path: inWorktree(skip.path), reason: skip.reason })),
       failed,
       outside: rewindPlan?.outside ?? [],
+      undoId: undoPoint?.undoId ?? null,
       cd: worktree.worktreePath,
     },
     [worktree.worktreePath],
@@ -153,6 +181,7 @@ export async function run(options: RestoreOptions, output: Output): Promise<void
   output.note(`worktree ${worktree.worktreeName} ${how} at ${worktree.worktreePath} on branch ${worktree.worktreeBranch}`);
   if (result !== undefined) {
     output.note(`rewound to ${result.messageId}: ${result.restored.length} restored, ${result.deleted.length} deleted, ${failed.length} failed`);
+    if (undoPoint !== null) output.note(`the files it overwrote are saved: fh undo --session ${source.sessionId} puts them back`);
   } else if (rewindPlan?.messageId === undefined && rewind) {
     output.note('the session has no snapshot to rewind the worktree to');
   }
