@@ -16,13 +16,26 @@ import {
 import { createHash } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCodeStore, FsBackupStore } from '../src/index.js';
 import { CONTENT, SESSION, slugOf, writeClaudeCodeFixture } from './claude-code-fixture.js';
 import { listTree, temporaryFolder } from './helpers.js';
 
 const FORK = 'f0f0f0f0-0000-4000-8000-00000000000f';
 const NOW = new Date('2026-06-01T00:00:00.000Z');
+
+
+/** Histories opened by a test, closed after it (before its temp folder is removed). */
+const opened: FileHistory[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((history) => history.close()));
+});
+
+async function openHistory(options: Parameters<typeof FileHistory.open>[0]): Promise<FileHistory> {
+  const history = await FileHistory.open(options);
+  opened.push(history);
+  return history;
+}
 
 /** sha256 of every regular file under `folder`, by relative path. */
 async function hashes(folder: string): Promise<Record<string, string>> {
@@ -89,7 +102,7 @@ describe('forkSession from a Claude Code session', () => {
       ['u1', 'Make the app print hello', ['scripts/run.sh', 'src/app.ts'], []],
       ['u2', 'Add a notes file', ['notes.txt', 'scripts/run.sh', 'src/app.ts'], []],
     ]);
-    const history = await FileHistory.open({ projectRoot: fixture.projectRoot, sessionId: FORK, store, initialState: reopened.state, log: false });
+    const history = await openHistory({ projectRoot: fixture.projectRoot, sessionId: FORK, store, initialState: reopened.state, log: false });
     const rewind = await history.rewind('u1');
     expect(rewind).toEqual({ messageId: 'u1', restored: ['scripts/run.sh', 'src/app.ts'], deleted: ['notes.txt'], skipped: [], failed: [] });
     expect(await tree(fixture.projectRoot)).toEqual({ 'scripts/run.sh': `755 ${CONTENT.runV1}`, 'src/app.ts': `644 ${CONTENT.appV1}` });
@@ -118,7 +131,7 @@ describe('RewindSession.fork of an fh session', () => {
     await writeFile(join(projectRoot, 'a.txt'), 'v1\n');
     await chmod(join(projectRoot, 'a.txt'), 0o640);
     const store = new FsBackupStore({ root: join(base, 'store') });
-    const history = await FileHistory.open({ projectRoot, sessionId: 'source', store });
+    const history = await openHistory({ projectRoot, sessionId: 'source', store });
     const message = (type: 'user' | 'assistant', uuid: string, parentUuid: string | null, text: string): TranscriptMessage => ({
       type, uuid, parentUuid, sessionId: 'source', message: { role: type, content: text },
     });
@@ -132,7 +145,7 @@ describe('RewindSession.fork of an fh session', () => {
     await store.sessionLog('source').append(messages);
     await history.close();
 
-    const reader = await FileHistory.open({ projectRoot, sessionId: 'source', store, initialState: restoreStateFromLog((await store.sessionLog('source').read()).records, { projectRoot }) });
+    const reader = await openHistory({ projectRoot, sessionId: 'source', store, initialState: restoreStateFromLog((await store.sessionLog('source').read()).records, { projectRoot }) });
     const session = new RewindSession({ history: reader, messages });
     const sourceHashes = await hashes(join(base, 'store'));
     const fork = await session.fork('u2', { sessionId: 'forked', now: NOW });
@@ -143,7 +156,7 @@ describe('RewindSession.fork of an fh session', () => {
 
     const state = restoreStateFromLog(records, { projectRoot });
     expect(state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(['u1']);
-    const forked = await FileHistory.open({ projectRoot, sessionId: 'forked', store, initialState: state });
+    const forked = await openHistory({ projectRoot, sessionId: 'forked', store, initialState: state });
     expect(await forked.rewind('u1')).toEqual({ messageId: 'u1', restored: ['a.txt'], deleted: [], skipped: [], failed: [] });
     expect(await tree(projectRoot)).toEqual({ 'a.txt': '640 v1\n' });
     const afterHashes = await hashes(join(base, 'store'));

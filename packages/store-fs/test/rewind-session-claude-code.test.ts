@@ -13,12 +13,25 @@ import {
 import { createHash } from 'node:crypto';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCodeStore, FsBackupStore } from '../src/index.js';
 import { CONTENT, SESSION, writeClaudeCodeFixture } from './claude-code-fixture.js';
 import { listTree, temporaryFolder } from './helpers.js';
 
 const FORK = 'f1f1f1f1-0000-4000-8000-00000000000f';
+
+
+/** Histories opened by a test, closed after it (before its temp folder is removed). */
+const opened: FileHistory[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((history) => history.close()));
+});
+
+async function openHistory(options: Parameters<typeof FileHistory.open>[0]): Promise<FileHistory> {
+  const history = await FileHistory.open(options);
+  opened.push(history);
+  return history;
+}
 
 async function tree(folder: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
@@ -34,7 +47,7 @@ async function setUp() {
   const fixture = await writeClaudeCodeFixture(base);
   const store = new ClaudeCodeStore({ configDir: fixture.configDir, projectRoot: fixture.projectRoot });
   const session = await store.readSession(SESSION);
-  const history = await FileHistory.open({ projectRoot: fixture.projectRoot, sessionId: SESSION, store, initialState: session.state, log: false });
+  const history = await openHistory({ projectRoot: fixture.projectRoot, sessionId: SESSION, store, initialState: session.state, log: false });
   return { base, fixture, store, session, history };
 }
 
@@ -70,7 +83,7 @@ describe('RewindSession on a Claude Code session', () => {
     const { fixture, store } = await setUp();
     await forkSession({ store, sessionId: SESSION, projectRoot: fixture.projectRoot, messageId: 'u3', newSessionId: FORK });
     const forked = await store.readSession(FORK, { projectRoot: fixture.projectRoot });
-    const history = await FileHistory.open({ projectRoot: fixture.projectRoot, sessionId: FORK, store, initialState: forked.state, log: false });
+    const history = await openHistory({ projectRoot: fixture.projectRoot, sessionId: FORK, store, initialState: forked.state, log: false });
     const before = await tree(fixture.projectRoot);
     const rewind = new RewindSession({ history, messages: forked.records });
     await expect(rewind.restore({ messageId: 'u1', mode: 'code' })).rejects.toThrow(

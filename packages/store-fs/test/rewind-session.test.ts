@@ -19,12 +19,25 @@ import { createHash } from 'node:crypto';
 import * as fsPromises from 'node:fs/promises';
 import { chmod, mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { FsBackupStore } from '../src/index.js';
 import { listTree, temporaryFolder } from './helpers.js';
 
 const SESSION = 'c0c0c0c0-0000-4000-8000-000000000001';
 const AFTER_CHECKPOINT = 'one\ntwo\nuser edit after the last checkpoint\n';
+
+
+/** Histories opened by a test, closed after it (before its temp folder is removed). */
+const opened: FileHistory[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((history) => history.close()));
+});
+
+async function openHistory(options: Parameters<typeof FileHistory.open>[0]): Promise<FileHistory> {
+  const history = await FileHistory.open(options);
+  opened.push(history);
+  return history;
+}
 
 function user(uuid: string, parentUuid: string | null, text: string, extra: Partial<TranscriptMessage> = {}): TranscriptMessage {
   return { type: 'user', uuid, parentUuid, sessionId: SESSION, timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: text }, ...extra };
@@ -65,7 +78,7 @@ async function setUp(options: { fs?: typeof fsPromises } = {}) {
   await writeFile(join(projectRoot, 'run.sh'), '#!/bin/sh\n');
   await chmod(join(projectRoot, 'run.sh'), 0o755);
   const store = new FsBackupStore({ root: storeRoot });
-  const history = await FileHistory.open({ projectRoot, sessionId: SESSION, store, ...(options.fs === undefined ? {} : { fs: options.fs }) });
+  const history = await openHistory({ projectRoot, sessionId: SESSION, store, ...(options.fs === undefined ? {} : { fs: options.fs }) });
 
   await history.makeSnapshot('u1');
   await history.trackEdit('a.txt');
@@ -310,7 +323,7 @@ describe('RewindSession.undoRewind', () => {
     await history.close();
 
     const store = new FsBackupStore({ root: storeRoot });
-    const later = new RewindSession({ history: await FileHistory.open({ projectRoot, sessionId: SESSION, store }) });
+    const later = new RewindSession({ history: await openHistory({ projectRoot, sessionId: SESSION, store }) });
     const points = await later.undoPoints();
     expect(points.map((point) => [point.operation, point.messageId, point.entries.map((entry) => `${entry.path}:${entry.kind}`)])).toEqual([
       ['rewind', 'u1', ['a.txt:file', 'new.txt:file', 'run.sh:missing']],
