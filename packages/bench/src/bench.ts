@@ -8,6 +8,8 @@
  *   in the same loop.
  * - makeSnapshot vs `git add -A && git commit` in a shadow repository of the 10,000-file workspace,
  *   with the same 10 edits before each round.
+ * - makeSnapshot and rewind (1,000 tracked / 10 changed) with `@fh/store-s3` against s3rver on
+ *   127.0.0.1, as ratios to the same operations on `@fh/store-fs` (`s3-figures.ts`).
  *
  * fh runs with `@fh/store-fs` and its default options (durable session log, 2 s timestamp
  * granularity); rows marked "no log" open the history with `log: false`, to show what the
@@ -27,6 +29,7 @@ import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, FileHistory, backupFileName, snapshotRecord, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { interleave, median, type Contender } from './measure.js';
+import { measureS3 } from './s3-figures.js';
 import { createFiles, createFolders, editFiles } from './workspace.js';
 
 const run = promisify(execFile);
@@ -281,6 +284,20 @@ async function main(): Promise<void> {
     report(`makeSnapshot, all ${WORKSPACE_FILES} files tracked (worst case)`, gitTimes.get('fh tracking all') ?? [], 'git add -A && git commit', gitTimes.get('git') ?? [], 'info');
 
     for (const history of [snapshotHistory, snapshotNoLog, rewindHistory, everything]) await history.close();
+
+    log('S3 (s3rver on 127.0.0.1) ...');
+    const s3 = await measureS3({
+      project: folders.project,
+      tracked,
+      changed: hot,
+      fsStore: store,
+      rounds: ROUNDS.snapshot,
+      settle: async () => {
+        await sleep(DEFAULT_TIMESTAMP_GRANULARITY_MS + 200);
+      },
+    });
+    report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed, on S3 (s3rver)`, s3.snapshot.get('s3') ?? [], 'same on FsBackupStore', s3.snapshot.get('fs') ?? [], 'info');
+    report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing, on S3 (s3rver)`, s3.rewind.get('s3') ?? [], 'same on FsBackupStore', s3.rewind.get('fs') ?? [], 'info');
     await writeFile(join(folders.floor, 'done'), '');
   } finally {
     await rm(folders.base, { recursive: true, force: true });
