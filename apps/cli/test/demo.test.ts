@@ -64,7 +64,7 @@ describe('fh demo', () => {
     expect(result.exitCode).toBe(0);
     const report = JSON.parse(result.stdout) as DemoJson;
     expect(report.replayed).toBe(3);
-    expect(report.baseCommit).toBe(git(repository, ['rev-parse', 'HEAD~3']));
+    expect(report.baseCommit).toBe(git(repository, ['rev-parse', 'HEAD~4']));
     expect(report.turns.map((turn) => turn.subject)).toEqual(['empty a.txt', 'main work', 'after the merge']);
     expect(report.ok).toBe(true);
   });

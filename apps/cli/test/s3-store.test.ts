@@ -90,7 +90,9 @@ describe('fh --store s3://bucket/prefix', () => {
 
     const backups = await keysUnder(`${prefix}file-history/${SESSION}/`);
     expect(backups.length).toBeGreaterThanOrEqual(4);
-    expect(backups.every((name) => /^[0-9a-f]{16}@v\d+$/.test(name))).toBe(true);
+    expect(backups.filter((name) => /^[0-9a-f]{16}@v\d+$/.test(name))).toHaveLength(5);
+    expect(backups.filter((name) => /^[0-9a-f]{16}@undo-[0-9a-f]{12}$/.test(name))).toHaveLength(3);
+    expect(backups).toHaveLength(8);
     expect((await keysUnder(`${prefix}sessions/${SESSION}/`)).every((name) => /^\d{16}\.jsonl$/.test(name))).toBe(true);
 
     const sessions = await fhS3(box, uri, ['--json', 'sessions']);
