@@ -1,5 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { LockedError, type SessionLock } from '@fh/core';
+import { FhError, LockedError, type SessionLock } from '@fh/core';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isNotFound, isPreconditionFailed } from './translate-error.js';
@@ -27,7 +27,9 @@ interface StoredLease {
  * created with `If-None-Match: *` (so exactly one of two racing sandboxes gets it) and renewed by
  * its holder every third of the TTL with `If-Match: <etag>`. A lease past its expiry (its holder
  * died with its sandbox) is taken over with `If-Match` on the stale lease's ETag, so only one
- * taker wins. Release deletes the object if it is still this holder's.
+ * taker wins. Release deletes the object if it is still this holder's; if S3 cannot be reached
+ * then, release still succeeds and the lease is left to expire (within the TTL), since a holder
+ * whose sandbox lost the network must still be able to shut down.
  */
 export class S3SessionLocks {
   /** Holders taken through this store, by session id, so `isSessionLocked` can skip our own. */
@@ -104,9 +106,9 @@ export class S3SessionLocks {
           try {
             await this.context.client.send(new DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: etag }));
           } catch (error) {
-            if (!isPreconditionFailed(error) && !isNotFound(error)) {
-              throw await this.context.translate(error, `release session lock ${this.context.describe(key)}`);
-            }
+            if (isPreconditionFailed(error) || isNotFound(error)) return;
+            const translated = await this.context.translate(error, `release session lock ${this.context.describe(key)}`);
+            if (!FhError.hasCode(translated, 'FH_UNAVAILABLE')) throw translated;
           }
         });
       },

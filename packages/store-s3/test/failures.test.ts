@@ -135,6 +135,7 @@ describe('server down', () => {
     const store = createStore();
     const source = await writeWorkspaceFile('a.txt', 'workspace bytes', 0o640);
     await store.putBackup('s', 'a@v1', source);
+    const heldLock = await store.lockSession('held');
     await server.stop();
 
     const operations: Array<Promise<unknown>> = [
@@ -159,6 +160,7 @@ describe('server down', () => {
     expect(await readdir(workspace)).toEqual(['a.txt']);
     expect(await readFile(source, 'utf8')).toBe('workspace bytes');
     expect((await stat(source)).mode & 0o777).toBe(0o640);
+    await expect(heldLock.release()).resolves.toBeUndefined();
   });
 
   it('reports every file of a rewind as failed with UnavailableError when S3 is down, changing none', async () => {
