@@ -41,7 +41,15 @@ export interface OpenedSession {
 export interface OpenSessionOptions {
   /** Throw `NotFoundError` when the session has no records and no backups (default true). */
   mustExist?: boolean;
+  /**
+   * Hold the session's lock while open (default true: the command writes project files or
+   * records). Read-only commands pass false, so they work while an agent holds the session.
+   */
+  lock?: boolean;
 }
+
+/** How long a command waits for a session another process holds, in ms. */
+const LOCK_WAIT_MS = 3000;
 
 /** Open the session named by the global options (see the module comment). */
 export async function openSession(context: CommandContext, options: OpenSessionOptions = {}): Promise<OpenedSession> {
@@ -57,7 +65,11 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
-  const history = await openFhHistory(store, sessionId, projectRoot, records);
+  const history = await openFhHistory(store, sessionId, projectRoot, {
+    lock: options.lock !== false,
+    waitMs: LOCK_WAIT_MS,
+    onWarning: (message) => context.output.warn(message),
+  });
   return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, close: () => history.close() };
 }
 

@@ -24,7 +24,7 @@ export interface DiffOptions {
 
 /** Run `fh diff`. */
 export async function run(context: CommandContext, messageId: string, options: DiffOptions): Promise<void> {
-  const session = await openSession(context);
+  const session = await openSession(context, { lock: false });
   try {
     const paths = options.paths?.map((path) => resolve(context.cwd, path));
     const stats = await session.history.getDiffStats(messageId, paths === undefined ? {} : { paths });

@@ -20,7 +20,7 @@ export interface ForkOptions {
 
 /** Run `fh fork`. */
 export async function run(context: CommandContext, messageId: string, options: ForkOptions): Promise<void> {
-  const session = await openSession(context);
+  const session = await openSession(context, { lock: false });
   try {
     const rewinder = await rewindSessionFor(context, session);
     const result = await rewinder.fork(messageId, options.to === undefined ? {} : { sessionId: options.to });

@@ -42,8 +42,6 @@ export interface HookOptions {
 
 /** How long to wait for a session held by another hook process, in ms. */
 const LOCK_WAIT_MS = 10_000;
-/** Pause between attempts to take a held session, in ms. */
-const LOCK_RETRY_MS = 25;
 
 /** Read one hook event from stdin and act on it; always resolves (errors go to stderr). */
 export async function runHookFromStdin(options: HookOptions = {}): Promise<void> {
@@ -91,26 +89,16 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ FhError, userMessageRecord }, { openFhHistory }, store] = await Promise.all([
+  const [{ userMessageRecord }, { openFhHistory }, store] = await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
   ]);
-  const log = store.sessionLog(sessionId);
-
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let history;
-  let records;
-  for (;;) {
-    try {
-      records = (await log.read()).records;
-      history = await openFhHistory(store, sessionId, projectRoot, records);
-      break;
-    } catch (error) {
-      if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() > deadline) throw error;
-      await new Promise((wake) => setTimeout(wake, LOCK_RETRY_MS));
-    }
-  }
+  const history = await openFhHistory(store, sessionId, projectRoot, {
+    lock: true,
+    waitMs: LOCK_WAIT_MS,
+    onWarning: (message) => process.stderr.write(`fh hook: warning: ${message}\n`),
+  });
   try {
     if (path !== undefined) {
       await history.trackEdit(isAbsolute(path) ? path : resolve(cwd, path));
@@ -118,6 +106,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
+    const log = store.sessionLog(sessionId);
+    const { records } = await log.read();
     const previous = records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
     await log.append([
       userMessageRecord({

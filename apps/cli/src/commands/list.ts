@@ -25,7 +25,7 @@ export interface CheckpointRow {
 
 /** Run `fh list`. */
 export async function run(context: CommandContext): Promise<void> {
-  const session = await openSession(context);
+  const session = await openSession(context, { lock: false });
   try {
     const prompts = new Map<string, string>();
     for (const record of session.records) {

@@ -55,7 +55,7 @@ export function isInteractive(context: CommandContext): boolean {
 
 /** Run `fh rewind`. */
 export async function run(context: CommandContext, messageIdArgument: string | undefined, options: RewindCommandOptions): Promise<void> {
-  const session = await openSession(context);
+  const session = await openSession(context, { lock: options.dryRun !== true });
   try {
     const rewinder = await rewindSessionFor(context, session);
     let messageId = messageIdArgument;
