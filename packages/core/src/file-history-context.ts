@@ -81,6 +81,11 @@ export interface FileHistoryContext {
    * recorded.
    */
   readonly recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean) => Promise<void>;
+  /**
+   * Receives a message when housekeeping that does not change the outcome fails (a backup that
+   * retention could not delete stays in the store). Absent: such failures are ignored.
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Options of {@link createFileHistoryContext}; every knob has a default. */
@@ -101,6 +106,8 @@ export interface FileHistoryContextOptions {
   diffSizeCapBytes?: number;
   /** See {@link FileHistoryContext.recordSnapshot}. */
   recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean) => Promise<void>;
+  /** See {@link FileHistoryContext.onWarning}. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -133,6 +140,7 @@ export function createFileHistoryContext(options: FileHistoryContextOptions): Fi
     timestampGranularityMs,
     diffSizeCapBytes,
     ...(options.recordSnapshot === undefined ? {} : { recordSnapshot: options.recordSnapshot }),
+    ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
   };
 }
 

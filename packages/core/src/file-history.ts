@@ -10,7 +10,7 @@
  *   await history.rewind(userMessageId);            // put the files back
  *   await history.close();
  */
-import { FhError } from './errors.js';
+import { FhError, InvalidArgumentError } from './errors.js';
 import {
   createFileHistoryContext,
   type FileHistoryContext,
@@ -19,7 +19,9 @@ import {
 import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './diff-stats.js';
 import { fileHistoryMakeSnapshot } from './make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
-import { snapshotRecord } from './records.js';
+import { fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
+import { restoreStateFromLog } from './restore-state.js';
+import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind.js';
 import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot-events.js';
@@ -55,10 +57,38 @@ export interface FileHistoryOptions {
   timestampGranularityMs?: number;
   /** Where snapshot records go. Default `store.sessionLog(sessionId)`; `false` records nothing. */
   log?: SessionLog | false;
-  /** State to start from (for example rebuilt from a session log). Default: empty. */
+  /**
+   * State to start from. Default: rebuilt from the session log with `restoreStateFromLog` when the
+   * log has records (a restart, or a resumed session), else empty.
+   */
   initialState?: FileHistoryState;
   /** Environment read for {@link DISABLE_ENV_VARIABLE}. Default `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Hold the session's lock while open, where the store can lock (`capabilities.locking`): a second
+   * process or handle opening the same session gets `LockedError`, and `cleanup` leaves the
+   * session alone. `close()` releases it. Default true.
+   */
+  lock?: boolean;
+  /**
+   * Receives warnings that do not stop the history: session-log lines and records skipped while
+   * rebuilding, keys dropped as outside the project root, a project root other than the one the
+   * session recorded, backups retention could not delete. Default: ignored.
+   */
+  onWarning?: (message: string) => void;
+}
+
+/** Options of {@link FileHistory.resume}: those of {@link FileHistory.open} for the new session, plus where to resume from. */
+export interface FileHistoryResumeOptions extends FileHistoryOptions {
+  /** The session to resume from; `sessionId` names the new session (it must have no file history yet). */
+  fromSessionId: string;
+  /**
+   * Open the new session even when backups are missing from the old one; their entries are marked
+   * unavailable (see `copyFileHistoryForResume`). Default false: throw `ResumeBackupsMissingError`.
+   */
+  allowMissingBackups?: boolean;
+  /** Which other records of the old session to copy (see `copyFileHistoryForResume`). Default `'all'`. */
+  carryRecords?: 'all' | 'none';
 }
 
 /** Events {@link FileHistory.on} accepts, with their listener types. */
@@ -98,6 +128,40 @@ interface FileHistoryParts {
   state: FileHistoryState;
   records: RecordQueue | undefined;
   lock: SessionLock | undefined;
+  resumeResult: ResumeResult | undefined;
+}
+
+/** Take the session's lock when the store can lock; undefined otherwise. */
+async function acquireLock(store: BackupStore, sessionId: string): Promise<SessionLock | undefined> {
+  return store.capabilities.locking && typeof store.lockSession === 'function' ? store.lockSession(sessionId) : undefined;
+}
+
+/** Whether tracking is on: the `enabled` option and {@link DISABLE_ENV_VARIABLE}. */
+function isEnabled(options: Pick<FileHistoryOptions, 'enabled' | 'env'>): boolean {
+  const env = options.env ?? process.env;
+  const disabledByEnv = ['1', 'true'].includes((env[DISABLE_ENV_VARIABLE] ?? '').trim().toLowerCase());
+  return options.enabled !== false && !disabledByEnv;
+}
+
+/**
+ * Read the session log: warn about skipped lines, rebuild the state when `initialState` is not
+ * given, and append the `fh-session` record on the session's first open. Returns the state to
+ * start from (undefined: empty).
+ */
+async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<FileHistoryState | undefined> {
+  const warn = options.onWarning ?? (() => {});
+  const { records, skipped } = await log.read();
+  for (const line of skipped) warn(`session ${context.sessionId}: log line ${line.line} skipped (${line.reason})`);
+  const sessions = records.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
+  const recordedRoot = sessions.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
+  if (recordedRoot !== undefined && recordedRoot !== context.projectRoot) {
+    warn(`session ${context.sessionId} was recorded for project ${recordedRoot} and is opened for ${context.projectRoot}`);
+  }
+  if (sessions.length === 0) {
+    await log.append([fhSessionRecord({ sessionId: context.sessionId, projectRoot: context.projectRoot, createdAt: new Date() })]);
+  }
+  if (options.initialState !== undefined || records.length === 0) return options.initialState;
+  return restoreStateFromLog(records, { projectRoot: context.projectRoot, onWarning: warn });
 }
 
 /** One session's file history. Create with {@link FileHistory.open}. */
@@ -107,6 +171,8 @@ export class FileHistory implements FileHistoryReader {
   readonly store: BackupStore;
   readonly fs: WorkspaceFs;
   readonly enabled: boolean;
+  /** What {@link FileHistory.resume} carried into this session; undefined for {@link FileHistory.open}. */
+  readonly resumeResult: ResumeResult | undefined;
 
   private current: FileHistoryState;
   private readonly context: FileHistoryContext;
@@ -132,33 +198,100 @@ export class FileHistory implements FileHistoryReader {
     this.current = parts.state;
     this.records = parts.records;
     this.lock = parts.lock;
+    this.resumeResult = parts.resumeResult;
   }
 
   /**
-   * Open the file history of `options.sessionId`. Throws `InvalidArgumentError` naming the option
-   * for a relative project root, an empty session id or a bad knob (see {@link FileHistoryOptions}).
-   * Does no I/O when tracking is off.
+   * Open the file history of `options.sessionId` (issue 3 "Rebuild and resume"):
+   * 1. take the session's lock (see {@link FileHistoryOptions.lock}); `LockedError` naming the
+   *    session if another process or handle has it open;
+   * 2. read the session log and rebuild the state from it with `restoreStateFromLog` (unless
+   *    `initialState` is given), so a restart continues where the last process stopped;
+   * 3. on the session's first open, append an `fh-session` record naming the project root.
+   * Throws `InvalidArgumentError` naming the option for a relative project root, an empty session
+   * id or a bad knob (see {@link FileHistoryOptions}), and the store's errors; on any error the
+   * lock is released. Does no I/O when tracking is off.
    */
   static async open(options: FileHistoryOptions): Promise<FileHistory> {
-    const env = options.env ?? process.env;
-    const disabledByEnv = ['1', 'true'].includes((env[DISABLE_ENV_VARIABLE] ?? '').trim().toLowerCase());
-    const enabled = options.enabled !== false && !disabledByEnv;
+    return FileHistory.create(options, undefined, undefined);
+  }
+
+  /**
+   * Resume session `fromSessionId` into the new session `sessionId` (seed 000 §8): carry every
+   * backup its history references into the new session (hard links where the store can, copies
+   * otherwise, see `copyFileHistoryForResume`), record the carried history there, and open it.
+   * The old session is only read. The new session's later backups continue the version numbers.
+   *
+   * Throws `ResumeBackupsMissingError` listing every backup missing from the old session (unless
+   * `allowMissingBackups`): the carried history is recorded anyway, with those entries marked
+   * unavailable, so `FileHistory.open` of the new session works afterwards. Throws `ConflictError`
+   * if the new session already has file history, `InvalidArgumentError` for equal ids or a `log`
+   * option (a resumed session's records go to `store.sessionLog(sessionId)`), `LockedError` if the
+   * new session is open elsewhere. When tracking is off it opens the new session and carries nothing.
+   */
+  static async resume(options: FileHistoryResumeOptions): Promise<FileHistory> {
+    const { fromSessionId, allowMissingBackups, carryRecords, ...openOptions } = options;
+    if (!isEnabled(openOptions)) return FileHistory.open(openOptions);
+    if (openOptions.log !== undefined) {
+      throw new InvalidArgumentError('log cannot be given to FileHistory.resume: the resumed session is recorded in store.sessionLog(sessionId)');
+    }
+    const context = createFileHistoryContext({ projectRoot: openOptions.projectRoot, sessionId: openOptions.sessionId, store: openOptions.store });
+    const lock = openOptions.lock === false ? undefined : await acquireLock(context.store, context.sessionId);
+    let result: ResumeResult;
+    try {
+      result = await copyFileHistoryForResume({
+        store: context.store,
+        fromSessionId,
+        toSessionId: context.sessionId,
+        projectRoot: context.projectRoot,
+        throwOnMissing: allowMissingBackups !== true,
+        ...(openOptions.initialState === undefined ? {} : { state: openOptions.initialState }),
+        ...(carryRecords === undefined ? {} : { carryRecords }),
+        ...(openOptions.concurrency === undefined ? {} : { concurrency: openOptions.concurrency }),
+        ...(openOptions.onWarning === undefined ? {} : { onWarning: openOptions.onWarning }),
+      });
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
+    const { initialState: _carried, ...rest } = openOptions;
+    return FileHistory.create(rest, lock, result);
+  }
+
+  /** Build a history; `heldLock` is a lock already taken for it (released if opening fails). */
+  private static async create(options: FileHistoryOptions, heldLock: SessionLock | undefined, resumeResult: ResumeResult | undefined): Promise<FileHistory> {
+    const enabled = isEnabled(options);
     let records: RecordQueue | undefined;
-    const context = createFileHistoryContext({
-      projectRoot: options.projectRoot,
-      sessionId: options.sessionId,
-      store: options.store,
-      ...(options.fs === undefined ? {} : { fs: options.fs }),
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
-      ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
-      recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) =>
-        records === undefined ? Promise.resolve() : records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord),
-    });
-    const log = enabled && options.log !== false ? (options.log ?? context.store.sessionLog(context.sessionId)) : undefined;
+    let context: FileHistoryContext;
+    try {
+      context = createFileHistoryContext({
+        projectRoot: options.projectRoot,
+        sessionId: options.sessionId,
+        store: options.store,
+        ...(options.fs === undefined ? {} : { fs: options.fs }),
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+        ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
+        ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
+        ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+        recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) =>
+          records === undefined ? Promise.resolve() : records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord),
+      });
+    } catch (error) {
+      await heldLock?.release();
+      throw error;
+    }
+    if (!enabled) return new FileHistory({ context, enabled, state: emptyFileHistoryState(), records: undefined, lock: heldLock, resumeResult });
+    const log = options.log === false ? undefined : (options.log ?? context.store.sessionLog(context.sessionId));
     records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
-    const state = enabled ? (options.initialState ?? emptyFileHistoryState()) : emptyFileHistoryState();
-    return new FileHistory({ context, enabled, state, records, lock: undefined });
+    let lock = heldLock;
+    try {
+      if (lock === undefined && options.lock !== false) lock = await acquireLock(context.store, context.sessionId);
+      const state = log === undefined ? options.initialState : await readSessionLog(log, context, options);
+      return new FileHistory({ context, enabled, state: state ?? emptyFileHistoryState(), records, lock, resumeResult });
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
   }
 
   /** The current state (snapshots oldest first, tracked files, sequence). Replaced on each change. */

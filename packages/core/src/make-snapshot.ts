@@ -11,13 +11,15 @@
  *    version in disguise — and a later rewind reports that file as failed.
  * 3. Commit the new snapshot. Files a concurrent `trackEdit` started tracking during phase 2 inherit
  *    their entry from the most recent snapshot. Snapshots beyond {@link MAX_SNAPSHOTS} are dropped
- *    oldest first; `snapshotSequence` only grows.
+ *    oldest first; `snapshotSequence` only grows. Once the snapshot is recorded, backups only the
+ *    dropped snapshots referenced are deleted, except each file's first backup (retention).
  */
 import { backupTimeMs, checkFileChanged, compareMetadata } from './change-detection.js';
 import { createBackup } from './create-backup.js';
 import { errnoCode, InvalidArgumentError } from './errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { backupFileName, toAbsolutePath } from './paths.js';
+import { backupsToDelete } from './retention.js';
 import { latestBackup, nextVersion } from './state-queries.js';
 import { mapWithWorkers } from './worker-pool.js';
 import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
@@ -49,6 +51,7 @@ export async function fileHistoryMakeSnapshot(
   });
 
   let committed: FileHistorySnapshot | undefined;
+  let dropped: FileHistorySnapshot[] = [];
   updateState((state) => {
     const latest = state.snapshots.at(-1);
     for (const trackingPath of state.trackedFiles) {
@@ -57,11 +60,35 @@ export async function fileHistoryMakeSnapshot(
     }
     committed = { messageId, trackedFileBackups, timestamp: new Date() };
     const snapshots = [...state.snapshots, committed];
-    if (snapshots.length > MAX_SNAPSHOTS) snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS);
+    dropped = snapshots.length > MAX_SNAPSHOTS ? snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS) : [];
     return { ...state, snapshots, snapshotSequence: state.snapshotSequence + 1 };
   });
   if (committed !== undefined) await context.recordSnapshot?.(committed, false);
+  if (dropped.length > 0) await deleteDroppedBackups(updateState, dropped, context);
   return committed;
+}
+
+/**
+ * Retention (issue 3): delete the backups only the dropped snapshots referenced, except each
+ * file's first backup (see `backupsToDelete`). Runs after the new snapshot is durable in the log,
+ * so a state rebuilt from the log never refers to a deleted backup; checks against the state as it
+ * is now, so a backup attached meanwhile is kept. A failed delete leaves the backup in place and
+ * is reported through `context.onWarning`; it never fails the snapshot.
+ */
+async function deleteDroppedBackups(updateState: FileHistoryStateUpdater, dropped: FileHistorySnapshot[], context: FileHistoryContext): Promise<void> {
+  const kept = captureState(updateState)?.snapshots ?? [];
+  const names = backupsToDelete({ kept, dropped });
+  await Promise.all(
+    names.map((name) =>
+      context.limit(async () => {
+        try {
+          await context.store.deleteBackup(context.sessionId, name);
+        } catch (error) {
+          context.onWarning?.(`retention could not delete backup ${name} of session ${context.sessionId}: ${messageOf(error)}`);
+        }
+      }),
+    ),
+  );
 }
 
 /**

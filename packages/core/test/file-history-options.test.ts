@@ -2,7 +2,12 @@ import { Volume } from 'memfs';
 import { describe, expect, it } from 'vitest';
 import { FileHistory, InvalidArgumentError, type BackupStore } from '../src/index.js';
 
-const store = { putBackup: async () => ({ size: 0, mode: 0 }), workspaceFs: new Volume().promises, sessionLog: () => ({}) } as unknown as BackupStore;
+const store = {
+  putBackup: async () => ({ size: 0, mode: 0 }),
+  workspaceFs: new Volume().promises,
+  sessionLog: () => ({}),
+  capabilities: { hardLinks: false, serverSideCopy: false, locking: false, sha256: false },
+} as unknown as BackupStore;
 
 describe('FileHistory.open options', () => {
   it('refuses a relative project root, an empty session id, a missing store and bad knobs, naming each', async () => {
