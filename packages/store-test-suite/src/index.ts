@@ -10,6 +10,7 @@ import { concurrencyTests } from './groups/concurrency.js';
 import { diffStatsTests } from './groups/diff-stats.js';
 import { makeSnapshotTests } from './groups/make-snapshot.js';
 import { rewindTests } from './groups/rewind.js';
+import { sessionRecordsTests } from './groups/session-records.js';
 import { switchesTests } from './groups/switches.js';
 import { trackEditTests } from './groups/track-edit.js';
 import type { ConformanceOptions } from './harness.js';
@@ -28,6 +29,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
     rewindTests(workspace);
     diffStatsTests(workspace);
     switchesTests(workspace);
+    sessionRecordsTests(workspace);
     concurrencyTests(workspace, { realFileSystem: options.realFileSystem, manyFilesCount: options.manyFilesCount ?? 5000 });
   });
 }
