@@ -17,6 +17,7 @@
  * There is no session locking (Claude Code has none to respect).
  */
 import {
+  FileHistory,
   InvalidArgumentError,
   NotFoundError,
   UnsupportedError,
@@ -103,7 +104,7 @@ export interface ClaudeCodeSession {
   warnings: string[];
 }
 
-/** Options of {@link ClaudeCodeStore.readSession}. */
+/** Options of {@link ClaudeCodeStore.readSession} and {@link ClaudeCodeStore.openFileHistory}. */
 export interface ClaudeCodeReadOptions {
   /** The project folder to rebuild against and rewind into. Default: the session's first `cwd`. */
   projectRoot?: string;
@@ -353,6 +354,18 @@ export class ClaudeCodeStore implements BackupStore {
       };
     });
     return { sessionId, projectRoot: resolve(projectRoot), transcriptPath, state, snapshots, records, skipped, warnings };
+  }
+
+  /**
+   * A `FileHistory` over a Claude Code session, for diff stats and rewinds of its files into the
+   * project folder (default: the session's first `cwd`), with backups Claude Code pruned marked
+   * unavailable (a rewind reports those files as failed and restores the rest). Nothing is written
+   * to the Claude Code folder: the history has no log, and tracking an edit throws
+   * `UnsupportedError` (existing sessions are read-only). Throws what {@link readSession} throws.
+   */
+  async openFileHistory(sessionId: string, options: ClaudeCodeReadOptions = {}): Promise<FileHistory> {
+    const session = await this.readSession(sessionId, options);
+    return FileHistory.open({ projectRoot: session.projectRoot, sessionId, store: this, log: false, initialState: session.state });
   }
 
   /** Throw `UnsupportedError` unless the session is new or was created by this store. */

@@ -1,4 +1,5 @@
 import {
+  FileHistory,
   NotFoundError,
   UnsupportedError,
   copyFileHistoryForResume,
@@ -250,5 +251,69 @@ describe('ClaudeCodeStore', () => {
     expect(await store.findTranscript(NEW_SESSION)).toBeUndefined();
     await store.sessionLog(NEW_SESSION).append([{ type: 'fh-session', sessionId: NEW_SESSION }, { type: 'user', uuid: 'u9' }]);
     expect(await store.sessionLog(NEW_SESSION).read()).toEqual({ records: [{ type: 'user', uuid: 'u9' }], skipped: [] });
+  });
+  it('previews and rewinds a Claude Code session into its project folder, writing nothing to the Claude Code folder', async () => {
+    const { fixture, store } = await setUp();
+    const before = await snapshotFolder(fixture.configDir);
+    const history = await store.openFileHistory(SESSION);
+    try {
+      expect(history.canRestore('u1')).toBe(true);
+      const stats = await history.getDiffStats('u1');
+      expect([stats.filesChanged, stats.insertions, stats.deletions]).toEqual([['notes.txt', 'scripts/run.sh', 'src/app.ts'], 2, 5]);
+      expect(stats.files.map((file) => [file.path, file.status, file.insertions, file.deletions])).toEqual([
+        ['notes.txt', 'created', 0, 1],
+        ['scripts/run.sh', 'modified', 1, 2],
+        ['src/app.ts', 'modified', 1, 2],
+      ]);
+      expect(await history.rewind('u1')).toEqual({ messageId: 'u1', restored: ['scripts/run.sh', 'src/app.ts'], deleted: ['notes.txt'], skipped: [], failed: [] });
+      expect(await readFile(join(fixture.projectRoot, 'src/app.ts'), 'utf8')).toBe(CONTENT.appV1);
+      expect((await stat(join(fixture.projectRoot, 'src/app.ts'))).mode & 0o7777).toBe(0o644);
+      expect(await readFile(join(fixture.projectRoot, 'scripts/run.sh'), 'utf8')).toBe(CONTENT.runV1);
+      expect((await stat(join(fixture.projectRoot, 'scripts/run.sh'))).mode & 0o7777).toBe(0o755);
+      expect(await listTree(fixture.projectRoot)).toEqual(['scripts', 'scripts/run.sh', 'src', 'src/app.ts']);
+
+      await writeFile(join(fixture.projectRoot, 'notes.txt'), CONTENT.notesNow);
+      const pruned = await history.rewind('u3');
+      expect(pruned.restored).toEqual(['src/app.ts']);
+      expect(pruned.failed.map(({ path, error }) => [path, error.message])).toEqual([
+        ['notes.txt', `notes.txt: its backup at this snapshot failed: backup ${fixture.backupName('notes.txt', 2)} missing from Claude Code session ${SESSION}`],
+      ]);
+      expect(await readFile(join(fixture.projectRoot, 'src/app.ts'), 'utf8')).toBe(CONTENT.appV3);
+      expect(await readFile(join(fixture.projectRoot, 'notes.txt'), 'utf8')).toBe(CONTENT.notesNow);
+      await writeFile(join(fixture.projectRoot, 'fresh.txt'), 'fresh\n');
+      await expect(history.trackEdit('fresh.txt')).rejects.toThrow(UnsupportedError);
+      expect(history.state.trackedFiles.has('fresh.txt')).toBe(false);
+    } finally {
+      await history.close();
+    }
+    expect(await snapshotFolder(fixture.configDir)).toEqual(before);
+  });
+
+  it('FileHistory.open over a Claude Code session rebuilds its state from the transcript', async () => {
+    const { fixture, store } = await setUp();
+    const history = await FileHistory.open({ projectRoot: fixture.projectRoot, sessionId: SESSION, store });
+    try {
+      expect(history.state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(['u1', 'u2', 'u3']);
+      expect(await history.rewind('u2')).toEqual({ messageId: 'u2', restored: ['scripts/run.sh', 'src/app.ts'], deleted: ['notes.txt'], skipped: [], failed: [] });
+      expect(await readFile(join(fixture.projectRoot, 'src/app.ts'), 'utf8')).toBe(CONTENT.appV2);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('resumes a Claude Code session with FileHistory.resume and rewinds in the new session', async () => {
+    const { fixture } = await setUp();
+    const store = new ClaudeCodeStore({ configDir: fixture.configDir, projectRoot: fixture.projectRoot });
+    const history = await FileHistory.resume({ projectRoot: fixture.projectRoot, sessionId: NEW_SESSION, fromSessionId: SESSION, store, allowMissingBackups: true });
+    try {
+      expect(history.resumeResult?.missing.map((missing) => missing.backupFileName)).toEqual([fixture.backupName('notes.txt', 2)]);
+      expect(await history.rewind('u1')).toEqual({ messageId: 'u1', restored: ['scripts/run.sh', 'src/app.ts'], deleted: ['notes.txt'], skipped: [], failed: [] });
+      await writeFile(join(fixture.projectRoot, 'src/app.ts'), 'edited in the resumed session\n');
+      const snapshot = await history.makeSnapshot('u9');
+      expect(snapshot?.trackedFileBackups['src/app.ts']).toMatchObject({ backupFileName: fixture.backupName('src/app.ts', 4), version: 4 });
+      expect(await readFile(join(fixture.configDir, 'file-history', NEW_SESSION, fixture.backupName('src/app.ts', 4)), 'utf8')).toBe('edited in the resumed session\n');
+    } finally {
+      await history.close();
+    }
   });
 });
