@@ -70,10 +70,12 @@ export class FsBackupStore implements BackupStore {
   }
 
   /**
-   * Copy `sourcePath` into a new backup: copyFile (FICLONE hint) to a temp name, chmod to the
-   * source's permission bits, hard-link to the final name (fails if it exists), remove the temp.
-   * ConflictError if the backup exists, NotFoundError for a missing source, InvalidArgumentError
-   * for a source that is not a regular file. On failure nothing is left behind.
+   * Copy `sourcePath` into a new backup: copyFile (FICLONE hint; it keeps the source's permission
+   * bits) to a temp name, then hard-link it to the final name (fails if it exists) and remove the
+   * temp. ConflictError if the backup exists, NotFoundError for a missing source,
+   * InvalidArgumentError for a source that is not a regular file (checked first, so a FIFO never
+   * blocks the copy). On failure nothing is left behind. The session folder is created when a copy
+   * first finds it missing, not on every call.
    */
   async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
     const finalPath = this.backupPath(sessionId, backupFileName);
@@ -85,11 +87,7 @@ export class FsBackupStore implements BackupStore {
       throw translateError(error, `${context}: source "${sourcePath}"`);
     }
     if (!stats.isFile()) throw new InvalidArgumentError(`${context}: source "${sourcePath}" is not a regular file`);
-    const mode = stats.mode & 0o7777;
-    if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`);
-    await this.mkdir(dirname(finalPath), context);
-    const size = await this.copyIntoPlace(sourcePath, finalPath, mode, context);
-    return { size, mode };
+    return this.copyIntoPlace(sourcePath, finalPath, context);
   }
 
   /** Size and permission bits of a backup, or null when it does not exist. */
@@ -185,14 +183,8 @@ export class FsBackupStore implements BackupStore {
       if (code === 'ENOENT') throw new NotFoundError(`${context}: source backup does not exist`, { cause: error });
       if (code === undefined || !LINK_FALLBACK_CODES.has(code)) throw translateError(error, context);
     }
-    let mode: number;
     try {
-      mode = (await this.fs.stat(from)).mode & 0o7777;
-    } catch (error) {
-      throw translateError(error, `${context}: source backup`);
-    }
-    try {
-      await this.copyIntoPlace(from, to, mode, context);
+      await this.copyIntoPlace(from, to, context);
       return 'copied';
     } catch (error) {
       if (FhError.hasCode(error, 'FH_CONFLICT')) return 'exists';
@@ -341,17 +333,20 @@ export class FsBackupStore implements BackupStore {
   }
 
   /**
-   * Copy `sourcePath` to a temp file next to `finalPath` (FICLONE hint), chmod it, and hard-link it
-   * to `finalPath` (EEXIST → ConflictError, nothing overwritten). Where the file system has no hard
-   * links (EPERM, ENOTSUP) the temp is renamed into place after checking the name is free.
-   * The temp file is always removed. Returns the size of the backup in bytes.
+   * Copy `sourcePath` to a temp file next to `finalPath` (FICLONE hint; copyFile keeps the source's
+   * permission bits) and hard-link it to `finalPath` (EEXIST → ConflictError, nothing overwritten).
+   * Where the file system has no hard links (EPERM, ENOTSUP) the temp is renamed into place after
+   * checking the name is free. The temp file is always removed. Returns the backup's size (bytes)
+   * and permission bits, read from the copy itself.
    */
-  private async copyIntoPlace(sourcePath: string, finalPath: string, mode: number, context: string): Promise<number> {
-    const tempPath = join(dirname(finalPath), `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+  private async copyIntoPlace(sourcePath: string, finalPath: string, context: string): Promise<BackupInfo> {
+    const folder = dirname(finalPath);
+    const tempPath = join(folder, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    let copied = false;
     try {
-      await this.fs.copyFile(sourcePath, tempPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-      await this.fs.chmod(tempPath, mode);
-      const { size } = await this.fs.stat(tempPath);
+      await this.copyToTemp(sourcePath, tempPath, folder, context);
+      copied = true;
+      const stats = await this.fs.stat(tempPath);
       try {
         await this.fs.link(tempPath, finalPath);
       } catch (error) {
@@ -359,14 +354,28 @@ export class FsBackupStore implements BackupStore {
         if (code === undefined || !NO_HARD_LINK_CODES.has(code)) throw error;
         if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`, { cause: error });
         await this.fs.rename(tempPath, finalPath);
+        copied = false;
       }
-      return size;
+      return { size: stats.size, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
       throw translateError(error, context);
     } finally {
-      await this.fs.unlink(tempPath).catch(() => undefined);
+      if (copied) await this.fs.unlink(tempPath).catch(() => undefined);
     }
+  }
+
+  /** copyFile into `tempPath`, creating `folder` when the copy finds it missing. */
+  private async copyToTemp(sourcePath: string, tempPath: string, folder: string, context: string): Promise<void> {
+    const flags = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
+    try {
+      await this.fs.copyFile(sourcePath, tempPath, flags);
+      return;
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT' || (await this.exists(folder, context))) throw error;
+    }
+    await this.mkdir(folder, context);
+    await this.fs.copyFile(sourcePath, tempPath, flags);
   }
 
   private async exists(path: string, context: string): Promise<boolean> {

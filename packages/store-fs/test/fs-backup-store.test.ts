@@ -113,13 +113,13 @@ describe('putBackup', () => {
     );
   });
 
-  it('removes the temp file and leaves the source untouched when chmod fails', async () => {
+  it('removes the temp file and leaves the source untouched when linking the copy into place fails', async () => {
     const { root, workspace } = await setup();
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        chmod: async (path) => {
-          throw errnoError('EACCES', 'chmod', String(path));
+        link: async (from, to) => {
+          throw errnoError('EACCES', 'link', String(to));
         },
       }),
     });
