@@ -15,6 +15,12 @@ export class FsSessionLog implements SessionLog {
   ) {}
 
   /**
+   * True once this handle has appended: the file then exists and ends with `\n`, so later appends
+   * skip the folder creation and the torn-tail check (the session lock keeps other writers out).
+   */
+  private tailKnownClean = false;
+
+  /**
    * Append records as JSONL lines with one O_APPEND write, then fsync the file (and, when the file
    * was new, its folder), so the records survive a crash once this resolves. Creates folders as
    * needed. If the file ends in a torn line (no final `\n`), a `\n` is written first so the new
@@ -22,32 +28,49 @@ export class FsSessionLog implements SessionLog {
    */
   async append(records: readonly LogRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const folder = dirname(this.path);
     try {
+      if (this.tailKnownClean) {
+        await this.write('', formatJsonl(records));
+        return;
+      }
+      const folder = dirname(this.path);
       await this.fs.mkdir(folder, { recursive: true });
-      const handle = await this.fs.open(this.path, 'a+');
-      let created: boolean;
-      try {
+      const created = await this.write(null, formatJsonl(records));
+      if (created) await this.syncFolder(folder);
+      this.tailKnownClean = true;
+    } catch (error) {
+      this.tailKnownClean = false;
+      throw translateError(error, `append to session log "${this.path}"`);
+    }
+  }
+
+  /**
+   * Open for appending, write `text` (after a `\n` if `prefix` is null and the file ends torn, or
+   * after `prefix`), fsync and close. Returns whether the file was empty before.
+   */
+  private async write(prefix: string | null, text: string): Promise<boolean> {
+    const handle = await this.fs.open(this.path, 'a+');
+    try {
+      let created = false;
+      let separator = prefix ?? '';
+      if (prefix === null) {
         const { size } = await handle.stat();
         created = size === 0;
-        let torn = false;
         if (size > 0) {
           const last = Buffer.alloc(1);
           await handle.read(last, 0, 1, size - 1);
-          torn = last[0] !== 0x0a;
+          if (last[0] !== 0x0a) separator = '\n';
         }
-        const bytes = Buffer.from((torn ? '\n' : '') + formatJsonl(records), 'utf8');
-        for (let offset = 0; offset < bytes.length; ) {
-          const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null);
-          offset += bytesWritten;
-        }
-        await handle.sync();
-      } finally {
-        await handle.close();
       }
-      if (created) await this.syncFolder(folder);
-    } catch (error) {
-      throw translateError(error, `append to session log "${this.path}"`);
+      const bytes = Buffer.from(separator + text, 'utf8');
+      for (let offset = 0; offset < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null);
+        offset += bytesWritten;
+      }
+      await handle.sync();
+      return created;
+    } finally {
+      await handle.close();
     }
   }
 
