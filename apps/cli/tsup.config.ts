@@ -1,19 +1,27 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-/**
- * One ESM bundle (split per command). The packages `fh hook` loads on every agent tool call are
- * bundled in, so Node resolves and parses a few files instead of dozens; ink, react and
- * cli-progress stay external and load only in the commands that draw with them.
- */
-export default defineConfig({
-  entry: ['src/cli.ts'],
+/** Packages bundled into the output, so Node resolves and loads a few files instead of dozens. */
+const bundled = ['@fh/core', '@fh/store-fs', 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander', 'picocolors'];
+
+const shared: Options = {
   format: ['esm'],
-  clean: true,
   sourcemap: true,
   target: 'node20',
-  splitting: true,
-  noExternal: [/^@fh\//, 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander', 'picocolors'],
+  noExternal: bundled,
+  external: ['@fh/store-s3'],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __fhCreateRequire } from 'node:module';\nconst require = __fhCreateRequire(import.meta.url);",
   },
-});
+};
+
+/**
+ * Two ESM builds (the `build` script empties dist first):
+ * - `cli.js`, split per command: ink, react and cli-progress stay external and load only in the
+ *   commands that draw with them; @fh/store-s3 (with the AWS SDK) loads only for s3:// stores.
+ * - `hook.js`, one file holding everything `fh hook` needs, because agents run it on every tool
+ *   call: loading one module instead of a dozen chunks keeps its start short.
+ */
+export default defineConfig([
+  { ...shared, entry: { cli: 'src/cli.ts' }, splitting: true },
+  { ...shared, entry: { hook: 'src/commands/hook.ts' }, splitting: false },
+]);

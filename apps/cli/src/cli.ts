@@ -1,12 +1,13 @@
 /**
  * The `fh` binary. `fh [--store <uri>] [--project <folder>] hook` (agents run it on every tool use)
- * takes a short path that skips the command table; everything else goes through {@link main}.
+ * takes a short path: it skips the command table and loads the single-file `hook.js` build (see
+ * tsup.config.ts). Everything else goes through {@link main}.
  */
 const argv = process.argv.slice(2);
 const hookOptions = parseHookInvocation(argv);
 if (hookOptions !== undefined) {
-  const { runHookFromStdin } = await import('./commands/hook.js');
-  await runHookFromStdin(hookOptions);
+  const hookModule: typeof import('./commands/hook.js') = await import(new URL('./hook.js', import.meta.url).href);
+  await hookModule.runHookFromStdin(hookOptions);
 } else {
   const { main } = await import('./program.js');
   process.exitCode = await main(argv);

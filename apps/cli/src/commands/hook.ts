@@ -4,7 +4,9 @@
  *
  * - `PreToolUse` of Write, Edit, MultiEdit or NotebookEdit: `trackEdit(tool_input.file_path ??
  *   tool_input.notebook_path)` before the tool writes. Edits made inside sub-agents are tracked
- *   too (they attach to the main turn's snapshot), so no edit goes unbacked.
+ *   too (they attach to the main turn's snapshot), so no edit goes unbacked. A file the latest
+ *   snapshot already tracks needs nothing (trackEdit would not touch it), so that case is decided
+ *   without taking the session lock: a snapshot made meanwhile tracks it too.
  * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
  *   log, then the turn's snapshot is taken under that id.
  * - Anything else is ignored.
@@ -89,19 +91,25 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ userMessageRecord }, { openFhHistory }, store] = await Promise.all([
+  const [{ toTrackingPath, userMessageRecord }, { openFhHistory }, store] = await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
   ]);
-  const history = await openFhHistory(store, sessionId, projectRoot, {
-    lock: true,
-    waitMs: LOCK_WAIT_MS,
-    onWarning: (message) => process.stderr.write(`fh hook: warning: ${message}\n`),
-  });
+  const onWarning = (message: string): void => {
+    process.stderr.write(`fh hook: warning: ${message}\n`);
+  };
+  const absolutePath = path === undefined ? undefined : isAbsolute(path) ? path : resolve(cwd, path);
+  if (absolutePath !== undefined) {
+    const probe = await openFhHistory(store, sessionId, projectRoot, { lock: false, waitMs: 0, onWarning });
+    const latest = probe.state.snapshots.at(-1);
+    await probe.close();
+    if (latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
+  }
+  const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning });
   try {
-    if (path !== undefined) {
-      await history.trackEdit(isAbsolute(path) ? path : resolve(cwd, path));
+    if (absolutePath !== undefined) {
+      await history.trackEdit(absolutePath);
       return;
     }
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
