@@ -21,6 +21,7 @@ import {
   InvalidArgumentError,
   NotFoundError,
   UnsupportedError,
+  FhError,
   errnoCode,
   promptForResubmit,
   isTranscriptMessage,
@@ -152,8 +153,8 @@ export class ClaudeCodeStore implements BackupStore {
   readonly projectRoot: string | undefined;
   private readonly backups: FsBackupStore;
   private readonly fs: FsBackupStoreFileSystem;
-  /** Sessions this store created; only these may be written. */
-  private readonly created = new Set<string>();
+  /** Sessions this store created (their new-session check); only these may be written. */
+  private readonly created = new Map<string, Promise<void>>();
   /** Transcript paths of sessions this store created. */
   private readonly createdTranscripts = new Map<string, string>();
 
@@ -368,17 +369,31 @@ export class ClaudeCodeStore implements BackupStore {
     return FileHistory.open({ projectRoot: session.projectRoot, sessionId, store: this, log: false, initialState: session.state });
   }
 
-  /** Throw `UnsupportedError` unless the session is new or was created by this store. */
-  private async assertWritable(sessionId: string, operation: string): Promise<void> {
+  /**
+   * Throw `UnsupportedError` unless the session is new or was created by this store. The check runs
+   * once per session: concurrent writes to a new session (a resume carrying many backups) share it,
+   * so the first write's folder never makes the others see an "existing" session.
+   */
+  private assertWritable(sessionId: string, operation: string): Promise<void> {
     validateName('sessionId', sessionId);
-    if (this.created.has(sessionId)) return;
+    let check = this.created.get(sessionId);
+    if (check === undefined) {
+      check = this.checkNewSession(sessionId);
+      this.created.set(sessionId, check);
+      check.catch(() => this.created.delete(sessionId));
+    }
+    return check.catch((error: unknown) => {
+      throw FhError.hasCode(error, 'FH_UNSUPPORTED')
+        ? new UnsupportedError(`${operation} Claude Code session "${sessionId}": existing Claude Code sessions are read-only`)
+        : error;
+    });
+  }
+
+  private async checkNewSession(sessionId: string): Promise<void> {
     const existing =
       (await this.findTranscript(sessionId)) !== undefined ||
       (await this.statOrNull(join(this.configDir, 'file-history', sessionId))) !== null;
-    if (existing) {
-      throw new UnsupportedError(`${operation} Claude Code session "${sessionId}": existing Claude Code sessions are read-only`);
-    }
-    this.created.add(sessionId);
+    if (existing) throw new UnsupportedError(`Claude Code session "${sessionId}" already exists`);
   }
 
   private async transcriptForWriting(sessionId: string): Promise<string> {
