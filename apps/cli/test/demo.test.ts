@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { git, makeScenarioRepository, repositoryRoot, runCli, tempFolder, writeFiles } from './helpers.js';
 
@@ -83,10 +84,30 @@ describe('fh demo', () => {
     expect(result.stdout).toContain('All checkpoints verified.');
   });
 
+  it('starts from the empty tree at the edge of a shallow clone (git shows that commit without parents)', async () => {
+    const repository = await makeScenarioRepository();
+    const clone = join(await tempFolder('fh-demo-shallow-'), 'clone');
+    git(repository, ['clone', '-q', '--depth', '2', `file://${repository}`, clone]);
+    const result = await demo(['--repo', clone, '--json']);
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stdout) as DemoJson;
+    expect(report.turns.map((turn) => turn.subject)).toEqual(['merge side', 'after the merge']);
+    expect(report.baseCommit).toBeNull();
+    expect(report.baseNote).toMatch(/^the oldest commit [0-9a-f]{12} is the edge of this shallow clone \(its parents are not here\): starting from the empty tree$/);
+    expect(report.ok).toBe(true);
+  });
+
   it('refuses a folder that is not a git repository (exit 2)', async () => {
     const folder = await tempFolder();
     const result = await demo(['--repo', folder]);
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: `fh: ${folder} is not inside a git repository (pass --repo <path>)\n` });
+  });
+
+  it('refuses a repository without commits (exit 2)', async () => {
+    const repository = await tempFolder('fh-demo-empty-');
+    git(repository, ['init', '-q', '-b', 'main']);
+    const result = await demo(['--repo', repository]);
+    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: `fh: ${repository} has no commits to replay\n` });
   });
 
   it('refuses more commits than a session keeps checkpoints (exit 2)', async () => {

@@ -15,6 +15,7 @@ import { chmod, lstat, mkdir, readFile, rmdir, unlink, writeFile } from 'node:fs
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RewindResult } from '@fh/core';
+import { UsageError } from '../cli-errors.js';
 import { blobId, BlobReader, Git, GitMode, type CommitInfo, type TreeEntry } from './git.js';
 
 /** The file-history operations the replay drives (an `@fh/core` FileHistory satisfies it). */
@@ -96,8 +97,8 @@ const CONCURRENCY = 16;
 export async function replayRepository(options: ReplayOptions): Promise<ReplayReport> {
   const git = new Git(options.repositoryRoot);
   const format = await git.objectFormat();
-  const commits = await git.listCommits(options.commits);
-  if (commits.length === 0) throw new Error(`${options.repositoryRoot} has no commits to replay`);
+  const commits = (await git.hasObject('HEAD')) ? await git.listCommits(options.commits) : [];
+  if (commits.length === 0) throw new UsageError(`${options.repositoryRoot} has no commits to replay`);
   const { baseTree, baseCommit, baseNote } = await chooseBase(git, commits[0] as CommitInfo);
   const blobs = new BlobReader(options.repositoryRoot);
   try {
@@ -117,37 +118,41 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
     let previous = baseTree;
     for (const [index, commit] of commits.entries()) {
       const messageId = randomUUID();
-      await history.makeSnapshot(messageId);
-      const changes = await git.diffTrees(previous, commit.id);
-      const counts = await git.lineCounts(previous, commit.id);
-      const skipped: string[] = [];
-      const removals: string[] = [];
-      const writes: Array<{ path: string; entry: TreeEntry }> = [];
-      for (const change of changes) {
-        const fromRegular = change.status === 'A' || isRegular(change.fromMode);
-        const toRegular = change.status === 'D' || isRegular(change.toMode);
-        if (!fromRegular || !toRegular) {
-          for (const path of new Set([change.fromPath, change.toPath])) {
-            skipped.push(path);
-            skippedPaths.add(path);
+      try {
+        await history.makeSnapshot(messageId);
+        const changes = await git.diffTrees(previous, commit.id);
+        const counts = await git.lineCounts(previous, commit.id);
+        const skipped: string[] = [];
+        const removals: string[] = [];
+        const writes: Array<{ path: string; entry: TreeEntry }> = [];
+        for (const change of changes) {
+          const fromRegular = change.status === 'A' || isRegular(change.fromMode);
+          const toRegular = change.status === 'D' || isRegular(change.toMode);
+          if (!fromRegular || !toRegular) {
+            for (const path of new Set([change.fromPath, change.toPath])) {
+              skipped.push(path);
+              skippedPaths.add(path);
+            }
+            continue;
           }
-          continue;
+          if (change.status === 'D' || change.status === 'R') removals.push(change.fromPath);
+          if (change.status !== 'D') writes.push({ path: change.toPath, entry: { mode: change.toMode, id: change.toId } });
         }
-        if (change.status === 'D' || change.status === 'R') removals.push(change.fromPath);
-        if (change.status !== 'D') writes.push({ path: change.toPath, entry: { mode: change.toMode, id: change.toId } });
+        const paths = [...new Set([...removals, ...writes.map((write) => write.path)])];
+        await forEachLimited(paths, async (path) => {
+          await history.trackEdit(path);
+          touched.add(path);
+        });
+        await forEachLimited(removals, (path) => removeFile(workspace, path));
+        await forEachLimited(writes, ({ path, entry }) => writeEntry(workspace, path, entry, blobs));
+        checkpoints.push({
+          messageId,
+          tree: previous,
+          turn: { turn: index + 1, messageId, commit: commit.id, subject: commit.subject, files: changes.length, ...counts, skipped },
+        });
+      } catch (error) {
+        throw new Error(`replaying turn ${index + 1} (${commit.id.slice(0, 8)} ${commit.subject}): ${errorMessage(error)}`, { cause: error });
       }
-      const paths = [...new Set([...removals, ...writes.map((write) => write.path)])];
-      await forEachLimited(paths, async (path) => {
-        await history.trackEdit(path);
-        touched.add(path);
-      });
-      await forEachLimited(removals, (path) => removeFile(workspace, path));
-      await forEachLimited(writes, ({ path, entry }) => writeEntry(workspace, path, entry, blobs));
-      checkpoints.push({
-        messageId,
-        tree: previous,
-        turn: { turn: index + 1, messageId, commit: commit.id, subject: commit.subject, files: changes.length, ...counts, skipped },
-      });
       previous = commit.id;
       options.onStep?.();
     }
@@ -168,16 +173,23 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
     const turns: DemoTurn[] = [];
     for (const checkpoint of [...checkpoints].reverse()) {
       const start = performance.now();
-      const result = await history.rewind(checkpoint.messageId);
+      let result: RewindResult | undefined;
+      let rewindError: string | undefined;
+      try {
+        result = await history.rewind(checkpoint.messageId);
+      } catch (error) {
+        rewindError = `rewind threw: ${errorMessage(error)}`;
+      }
       const rewindMs = performance.now() - start;
       const mismatches = [
-        ...result.failed.map((failure) => `${failure.path}: rewind failed: ${failure.error.message}`),
+        ...(rewindError === undefined ? [] : [rewindError]),
+        ...(result?.failed ?? []).map((failure) => `${failure.path}: rewind failed: ${failure.error.message}`),
         ...(await compareWithTree(workspace, verifiable, await treeOf(checkpoint.tree), format)),
       ];
       turns.unshift({
         ...checkpoint.turn,
         rewindMs,
-        rewoundFiles: result.restored.length + result.deleted.length,
+        rewoundFiles: result === undefined ? 0 : result.restored.length + result.deleted.length,
         verified: mismatches.length === 0,
         mismatches,
       });
@@ -186,7 +198,12 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
 
     const beforeLastRewind = checkpoints.length > 1 ? (checkpoints[1] as { tree: string }).tree : previous;
     const undoStart = performance.now();
-    const undoFailures = await options.undoLastRewind();
+    let undoFailures: Array<{ path: string; error: string }>;
+    try {
+      undoFailures = await options.undoLastRewind();
+    } catch (error) {
+      undoFailures = [{ path: '(all)', error: `undo threw: ${errorMessage(error)}` }];
+    }
     const undoMs = performance.now() - undoStart;
     const undoMismatches = [
       ...undoFailures.map((failure) => `${failure.path}: undo failed: ${failure.error}`),
@@ -217,7 +234,14 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
 async function chooseBase(git: Git, oldest: CommitInfo): Promise<{ baseTree: string; baseCommit: string | null; baseNote: string | null }> {
   const parent = oldest.parents[0];
   if (parent === undefined) {
-    return { baseTree: await git.emptyTreeId(), baseCommit: null, baseNote: 'the oldest commit is the root commit: starting from the empty tree' };
+    const shallow = (await git.text(['rev-parse', '--is-shallow-repository'])) === 'true';
+    return {
+      baseTree: await git.emptyTreeId(),
+      baseCommit: null,
+      baseNote: shallow
+        ? `the oldest commit ${oldest.id.slice(0, 12)} is the edge of this shallow clone (its parents are not here): starting from the empty tree`
+        : 'the oldest commit is the root commit: starting from the empty tree',
+    };
   }
   if (!(await git.hasObject(parent))) {
     return {
@@ -286,6 +310,10 @@ async function compareOne(absolute: string, path: string, expected: TreeEntry | 
     return `${path}: executable bit is ${executable ? 'set' : 'clear'}, git has ${expected.mode}`;
   }
   return undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Run `task` over `items`, at most {@link CONCURRENCY} at a time. */
