@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CLAUDE_CONTENT, CLAUDE_SESSION, claudeSlug, writeClaudeFixture, type ClaudeFixture } from './claude-fixture.js';
@@ -67,6 +67,22 @@ describe('fh --claude on a Claude Code session', () => {
     expect(await readFile(join(fixture.projectRoot, 'app.js'), 'utf8')).toBe(CLAUDE_CONTENT.appNow);
     expect(await readFile(join(fixture.projectRoot, 'new.txt'), 'utf8')).toBe(CLAUDE_CONTENT.newNow);
     await claudeUnchanged();
+  });
+
+  it('rewinds the files whose backups are still there and names each pruned one (exit 3)', async () => {
+    const folder = join(fixture.configDir, 'file-history', CLAUDE_SESSION);
+    const pruned = (await readdir(folder)).find((name) => name.endsWith('@v1')) as string;
+    await unlink(join(folder, pruned));
+    const list = await json<{ checkpoints: Array<{ messageId: string; failed: Array<{ path: string }> }> }>(['--session', CLAUDE_SESSION, 'list']);
+    expect(list.json.checkpoints[0]?.failed.map((entry) => entry.path)).toEqual(['app.js']);
+    const result = await fh(['--json', '--session', CLAUDE_SESSION, 'rewind', 'u1', '--mode', 'code', '--yes']);
+    expect(result.exitCode).toBe(3);
+    const document = JSON.parse(result.stdout);
+    expect(document.code.deleted).toEqual(['new.txt']);
+    expect(document.code.failed.map((entry: { path: string }) => entry.path)).toEqual(['app.js']);
+    expect(result.stderr).toMatch(/^fh: 1 file could not be rewound\n  app\.js: .+\n$/);
+    expect(await readFile(join(fixture.projectRoot, 'app.js'), 'utf8')).toBe(CLAUDE_CONTENT.appNow);
+    await expect(stat(join(fixture.projectRoot, 'new.txt'))).rejects.toThrow(/ENOENT/);
   });
 
   it('fork writes a new Claude Code session that holds the conversation before the prompt', async () => {
