@@ -1,5 +1,5 @@
 /** Human rendering of diff stats (what a rewind would change), shared by diff, list, rewind and the menu. */
-import type { DiffStats } from '@fh/core';
+import type { DiffStats, FileDiffStat } from '@fh/core';
 import type { Colors } from './output.js';
 
 /** `+12 -3`, coloured. */
@@ -7,9 +7,16 @@ export function formatLineCounts(insertions: number, deletions: number, colors: 
   return `${colors.green(`+${insertions}`)} ${colors.red(`-${deletions}`)}`;
 }
 
-/** One line per changed file: status, path, +/- (or binary / too large / mode only). */
+/** What a rewind does to a file of each status: `created` files (new since) are deleted, and so on. */
+export const REWIND_ACTION: Readonly<Record<FileDiffStat['status'], string>> = {
+  modified: 'modify',
+  created: 'delete',
+  deleted: 'restore',
+};
+
+/** One line per changed file: what the rewind does, path, +/- (or binary / too large / mode only). */
 export function renderFileLines(stats: DiffStats, colors: Colors): string[] {
-  const width = Math.max(0, ...stats.files.map((file) => file.status.length));
+  const width = Math.max(0, ...stats.files.map((file) => REWIND_ACTION[file.status].length));
   return stats.files.map((file) => {
     const counts = file.binary
       ? 'binary'
@@ -18,7 +25,7 @@ export function renderFileLines(stats: DiffStats, colors: Colors): string[] {
         : file.modeOnly === true
           ? 'mode only'
           : formatLineCounts(file.insertions, file.deletions, colors);
-    return `  ${file.status.padEnd(width)}  ${file.path}  ${counts}`;
+    return `  ${REWIND_ACTION[file.status].padEnd(width)}  ${file.path}  ${counts}`;
   });
 }
 

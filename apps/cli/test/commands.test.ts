@@ -91,7 +91,7 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     );
     expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe(before);
     const human = await box.fh(['--session', SESSION, 'diff', 'm2']);
-    expect(human.stdout).toBe('Rewinding to m2 would change 1 file (+2 -1)\n  modified  a.txt  +2 -1\n');
+    expect(human.stdout).toBe('Rewinding to m2 would change 1 file (+2 -1)\n  modify  a.txt  +2 -1\n');
   });
 
   it('diff --paths narrows to the named files; an untracked path is named in the error', async () => {

@@ -99,8 +99,8 @@ describe('the rewind menu in a terminal', () => {
     expect(options).toContain('Restore code');
     expect(options).toContain('Never mind');
     expect(options).toContain('Restoring the code changes 2 files (+1 -2):');
-    expect(options).toMatch(/modified +app\.js +\+1 -1/);
-    expect(options).toMatch(/created +notes\.md +\+0 -1/);
+    expect(options).toMatch(/modify +app\.js +\+1 -1/);
+    expect(options).toMatch(/delete +notes\.md +\+0 -1/);
 
     keys(name, 'Enter');
     const done = await waitFor(name, 'EXIT=');

@@ -16,6 +16,7 @@ import { Box, render, Text, useApp, useInput } from 'ink';
 import { useEffect, useReducer } from 'react';
 import type { RewindPreview } from '@fh/core';
 import { excerpt, formatTime } from '../format.js';
+import { REWIND_ACTION } from '../render-stats.js';
 
 /** What a rewind can restore. */
 export type RewindMode = 'both' | 'code' | 'conversation';
@@ -121,7 +122,7 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
           </Text>
           {stats.files.slice(0, 12).map((file) => (
             <Text key={file.path}>
-              {`  ${file.status.padEnd(8)} ${file.path}  `}
+              {`  ${REWIND_ACTION[file.status].padEnd(7)} ${file.path}  `}
               <Text color="green">{file.binary ? '' : `+${file.insertions}`}</Text>
               <Text> </Text>
               <Text color="red">{file.binary ? 'binary' : `-${file.deletions}`}</Text>
