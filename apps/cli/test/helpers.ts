@@ -227,3 +227,24 @@ export async function makeScenarioRepository(): Promise<string> {
   commit('after the merge');
   return repository;
 }
+
+/**
+ * A git repository with `count` commits, each rewriting 20 files of 200 lines (made with
+ * `git fast-import`, so building it takes a moment). Returns its folder.
+ */
+export async function makeLongRepository(count: number): Promise<string> {
+  const repository = await tempFolder('fh-demo-long-');
+  git(repository, ['init', '-q', '-b', 'main']);
+  const chunks: string[] = [];
+  for (let commit = 1; commit <= count; commit += 1) {
+    const message = `commit ${commit}`;
+    chunks.push(`commit refs/heads/main\ncommitter fh test <fh@example.com> ${1_700_000_000 + commit} +0000\ndata ${message.length}\n${message}\n`);
+    for (let file = 0; file < 20; file += 1) {
+      const body = Array.from({ length: 200 }, (_, line) => `file ${file} line ${line} version ${line % 10 === commit % 10 ? commit : 0}`).join('\n') + '\n';
+      chunks.push(`M 100644 inline src/file-${file}.txt\ndata ${Buffer.byteLength(body)}\n${body}\n`);
+    }
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: repository, input: chunks.join('') });
+  git(repository, ['checkout', '-q', 'main']);
+  return repository;
+}

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnvironment, cliPath, sandbox, writeFiles, type Sandbox } from './helpers.js';
+import { baseEnvironment, cliPath, makeLongRepository, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
 const socket = `fh-test-${process.pid}`;
 
@@ -176,5 +176,17 @@ describe('the rewind menu in a terminal', () => {
     expect(done).toContain('Rewound the conversation to before p3 (1 message dropped).');
     expect(done).toContain('EXIT=0');
     expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
+  });
+
+  it('shows a progress bar on the terminal while a long demo runs, and clears it', async () => {
+    const box = await sandbox();
+    const repository = await makeLongRepository(100);
+    const name = 'progress';
+    start(box, name, ['demo', '--repo', repository, '--commits', '100']);
+    const during = await waitFor(name, /fh demo \[[█░]+\] \d+\/\d+/, 60_000);
+    expect(during).not.toContain('EXIT=');
+    const done = await waitFor(name, 'EXIT=', 120_000);
+    expect(done).toContain('All checkpoints verified.');
+    expect(done).not.toMatch(/fh demo \[/);
   });
 });
