@@ -5,7 +5,6 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { BackupStore } from '@fh/core';
-import { UsageError } from './cli-errors.js';
 import { Output } from './output.js';
 import { defaultStoreUri, openStore, parseStoreUri, type StoreLocation } from './store-uri.js';
 
@@ -70,13 +69,6 @@ export class CommandContext {
   get sessionIdOption(): string | undefined {
     const id = this.options.session ?? this.environment.FH_SESSION_ID;
     return id === undefined || id === '' ? undefined : id;
-  }
-
-  /** The session id; throws a usage error when none was given. */
-  requireSessionId(): string {
-    const id = this.sessionIdOption;
-    if (id === undefined) throw new UsageError('no session given: pass --session <id> or set FH_SESSION_ID (fh sessions lists them)');
-    return id;
   }
 
   /** The store, opened once. */

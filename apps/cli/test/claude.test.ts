@@ -111,6 +111,16 @@ describe('fh --claude on a Claude Code session', () => {
     await claudeUnchanged();
   });
 
+  it('--claude without a folder reads $CLAUDE_CONFIG_DIR, also right before the command name', async () => {
+    const result = await runCli(['--store', `fs:${store}`, '--json', '--claude', 'list'], {
+      home,
+      cwd: fixture.projectRoot,
+      env: { CLAUDE_CONFIG_DIR: fixture.configDir },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).sessionId).toBe(CLAUDE_SESSION);
+  });
+
   it('names an unknown Claude Code session', async () => {
     const result = await fh(['--session', 'nope', 'list']);
     expect(result.exitCode).toBe(1);
