@@ -85,6 +85,21 @@ describe('fh hook', () => {
     expect(await hook(box, '{"hook_event_name":"Stop","session_id":"s"}')).toEqual({ exitCode: 0, stdout: '', stderr: '' });
   });
 
+  it('does nothing at all while FH_DISABLE_FILE_CHECKPOINTING is set', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n' });
+    for (const name of ['user-prompt-submit', 'pre-tool-use-edit']) {
+      const result = await runCli(['hook'], {
+        home: box.home,
+        cwd: box.project,
+        input: await event(name, box),
+        env: { CLAUDE_PROJECT_DIR: box.project, FH_DISABLE_FILE_CHECKPOINTING: '1' },
+      });
+      expect(result).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    }
+    await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('takes --store and --project before the command', async () => {
     const box = await sandbox();
     const result = await runCli(['--store', `fs:${box.store}`, '--project', box.project, 'hook'], {

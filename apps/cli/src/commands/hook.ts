@@ -9,7 +9,7 @@
  *   without taking the session lock: a snapshot made meanwhile tracks it too.
  * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
  *   log, then the turn's snapshot is taken under that id.
- * - Anything else is ignored.
+ * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
  *
  * The session is the event's `session_id`; the project is `--project`, else `$CLAUDE_PROJECT_DIR`,
  * else the event's `cwd`. It prints nothing on stdout (an agent may add hook output to the model's
@@ -104,10 +104,11 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     const probe = await openFhHistory(store, sessionId, projectRoot, { lock: false, waitMs: 0, onWarning });
     const latest = probe.state.snapshots.at(-1);
     await probe.close();
-    if (latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
+    if (!probe.enabled || latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
   }
   const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning });
   try {
+    if (!history.enabled) return;
     if (absolutePath !== undefined) {
       await history.trackEdit(absolutePath);
       return;
