@@ -87,7 +87,7 @@ function flush(updateState: FileHistoryStateUpdater): void {
     for (const item of batch.items) item.settle({ attached: true, recorded: failed });
     return;
   }
-  const recorded = committed === undefined ? Promise.resolve() : (batch.context.recordSnapshot?.(committed, true) ?? Promise.resolve());
+  const recorded = committed === undefined ? Promise.resolve() : (batch.context.recordSnapshot?.(committed, true, [...won].map((item) => item.trackingPath)) ?? Promise.resolve());
   recorded.catch(() => undefined);
   for (const item of batch.items) {
     item.settle(won.has(item) ? { attached: true, recorded } : { attached: false, state: finalState });

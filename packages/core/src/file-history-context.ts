@@ -77,10 +77,11 @@ export interface FileHistoryContext {
   /**
    * Persist a snapshot as a `file-history-snapshot` record (seed 000 §8): called synchronously
    * right after each state commit, in commit order, and awaited before the operation returns, so
-   * a backup is durable in the log when `trackEdit`/`makeSnapshot` resolve. Absent: nothing is
-   * recorded.
+   * a backup is durable in the log when `trackEdit`/`makeSnapshot` resolve. For an update,
+   * `attachedPaths` names the tracking paths just attached (see `attachmentRecords`). Absent:
+   * nothing is recorded.
    */
-  readonly recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean) => Promise<void>;
+  readonly recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean, attachedPaths?: readonly string[]) => Promise<void>;
   /**
    * Receives a message when housekeeping that does not change the outcome fails (a backup that
    * retention could not delete stays in the store). Absent: such failures are ignored.
@@ -105,7 +106,7 @@ export interface FileHistoryContextOptions {
   /** Default {@link DEFAULT_DIFF_SIZE_CAP_BYTES}. */
   diffSizeCapBytes?: number;
   /** See {@link FileHistoryContext.recordSnapshot}. */
-  recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean) => Promise<void>;
+  recordSnapshot?: (snapshot: FileHistorySnapshot, isSnapshotUpdate: boolean, attachedPaths?: readonly string[]) => Promise<void>;
   /** See {@link FileHistoryContext.onWarning}. */
   onWarning?: (message: string) => void;
 }

@@ -19,7 +19,7 @@ import {
 import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './diff-stats.js';
 import { fileHistoryMakeSnapshot } from './make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
-import { fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
+import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
 import { restoreStateFromLog } from './restore-state.js';
 import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { DiffStats, RewindResult } from './results.js';
@@ -273,8 +273,12 @@ export class FileHistory implements FileHistoryReader {
         ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
         ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-        recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean) =>
-          records === undefined ? Promise.resolve() : records.append(snapshotRecord(snapshot, isUpdate) as unknown as LogRecord),
+        recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean, attachedPaths?: readonly string[]) => {
+          if (records === undefined) return Promise.resolve();
+          const queue = records;
+          const written = isUpdate && attachedPaths !== undefined ? attachmentRecords(snapshot, attachedPaths) : [snapshotRecord(snapshot, isUpdate)];
+          return Promise.all(written.map((record) => queue.append(record as unknown as LogRecord))).then(() => undefined);
+        },
       });
     } catch (error) {
       await heldLock?.release();

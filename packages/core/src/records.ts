@@ -51,6 +51,31 @@ export function snapshotRecord(snapshot: FileHistorySnapshot, isSnapshotUpdate: 
 }
 
 /**
+ * Most tracked files a snapshot may hold for a mid-turn attachment to be recorded as a whole
+ * `file-history-snapshot` update (`isSnapshotUpdate: true`, as Claude Code writes it). Past this,
+ * each attached backup is recorded as one `file-history-delta` record instead: an update carries
+ * the whole snapshot, so a turn that tracks thousands of files one by one would otherwise write a
+ * log that grows with the square of the file count.
+ */
+export const SNAPSHOT_UPDATE_MAX_FILES = 64;
+
+/** Build the `file-history-delta` record that adds `backup` of `trackingPath` to `snapshotMessageId`'s snapshot. */
+export function deltaRecord(snapshotMessageId: string, trackingPath: string, backup: FileHistoryBackup, timestamp: Date = new Date()): FileHistoryDeltaRecord {
+  return { type: 'file-history-delta', messageId: snapshotMessageId, snapshotMessageId, trackingPath, backup, timestamp };
+}
+
+/**
+ * The records that persist backups attached mid-turn to `snapshot` (already holding them): one
+ * update record while the snapshot holds at most {@link SNAPSHOT_UPDATE_MAX_FILES} files, else
+ * one delta record per attached file. `restoreStateFromLog` rebuilds the same state from either.
+ */
+export function attachmentRecords(snapshot: FileHistorySnapshot, attachedPaths: readonly string[]): FileHistoryRecord[] {
+  if (Object.keys(snapshot.trackedFileBackups).length <= SNAPSHOT_UPDATE_MAX_FILES) return [snapshotRecord(snapshot, true)];
+  const timestamp = new Date();
+  return attachedPaths.map((path) => deltaRecord(snapshot.messageId, path, snapshot.trackedFileBackups[path] as FileHistoryBackup, timestamp));
+}
+
+/**
  * The names fh and Claude Code give backups: `{sha256(absolute path)[:16]}@v{version}`. A name
  * read from a record must match this before it reaches a store, so a record can never point a
  * store outside the session's folder.

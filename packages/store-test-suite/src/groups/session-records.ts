@@ -6,6 +6,7 @@ import {
   FileHistory,
   LockedError,
   MAX_SNAPSHOTS,
+  SNAPSHOT_UPDATE_MAX_FILES,
   ResumeBackupsMissingError,
   UnavailableError,
   cleanup,
@@ -59,6 +60,34 @@ async function recordThreeTurns(w: Workspace): Promise<FileHistory> {
 
 export function sessionRecordsTests(workspace: () => Workspace): void {
   describe('session records, resume and retention (issue 3)', () => {
+    it('a turn that tracks many files one by one records them as deltas past the update limit, and reopens to the same state', async () => {
+      const w = workspace();
+      const count = SNAPSHOT_UPDATE_MAX_FILES + 6;
+      const names = Array.from({ length: count }, (_, index) => `many/f${String(index).padStart(3, '0')}.txt`);
+      for (const name of names) await w.write(name, `${name} before\n`, 0o644);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      for (const name of names) await history.trackEdit(name);
+      for (const name of names) await w.write(name, `${name} after the agent\n`, 0o644);
+      const before = history.state;
+      await history.close();
+
+      const { records } = await w.store.sessionLog(w.sessionId).read();
+      const fileHistory = records.filter((record) => record.type === 'file-history-snapshot' || record.type === 'file-history-delta');
+      expect(fileHistory.map((record) => record.type)).toEqual([
+        'file-history-snapshot',
+        ...Array<string>(SNAPSHOT_UPDATE_MAX_FILES).fill('file-history-snapshot'),
+        ...Array<string>(6).fill('file-history-delta'),
+      ]);
+      expect(fileHistory.slice(-6).map((record) => record.trackingPath)).toEqual(names.slice(-6));
+
+      const reopened = await w.open();
+      expect(reopened.state).toEqual(before);
+      const result = await reopened.rewind('m1');
+      expect(result.restored).toEqual(names);
+      for (const name of names) expect(await w.text(name)).toBe(`${name} before\n`);
+    });
+
     it('reopening a session rebuilds its state from the log, and a mid-turn backup still rewinds', async () => {
       const w = workspace();
       await w.write('a.txt', 'one\n', 0o640);
