@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './fs-errors.js';
 export * from './types.js';
 export * from './store.js';
 export * from './records.js';

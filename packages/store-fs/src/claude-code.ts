@@ -36,6 +36,7 @@ import {
   type SkippedLine,
   type StoreCapabilities,
   type WorkspaceFs,
+  translateFsError,
 } from '@fh/core';
 import * as nodeFsPromises from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -44,7 +45,6 @@ import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
 import { FsBackupStore } from './fs-backup-store.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { validateName } from './names.js';
-import { translateError } from './translate-error.js';
 
 /** Options of {@link ClaudeCodeStore}. */
 export interface ClaudeCodeStoreOptions {
@@ -414,7 +414,7 @@ export class ClaudeCodeStore implements BackupStore {
       handle = await this.fs.open(path, 'r');
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return undefined;
-      throw translateError(error, `read transcript "${path}"`);
+      throw translateFsError(error, `read transcript "${path}"`);
     }
     try {
       for await (const line of handle.readLines()) {
@@ -437,7 +437,7 @@ export class ClaudeCodeStore implements BackupStore {
       return await this.fs.stat(path);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return null;
-      throw translateError(error, `stat "${path}"`);
+      throw translateFsError(error, `stat "${path}"`);
     }
   }
 
@@ -446,7 +446,7 @@ export class ClaudeCodeStore implements BackupStore {
       return await this.fs.readdir(path);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return [];
-      throw translateError(error, `list "${path}"`);
+      throw translateFsError(error, `list "${path}"`);
     }
   }
 }

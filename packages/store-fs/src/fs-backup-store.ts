@@ -28,6 +28,8 @@ import {
   type SessionSummary,
   type StoreCapabilities,
   type WorkspaceFs,
+  translateFsError,
+  translateSourceError,
 } from '@fh/core';
 import { randomBytes } from 'node:crypto';
 import { constants, realpathSync } from 'node:fs';
@@ -37,7 +39,6 @@ import lockfile from 'proper-lockfile';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { TEMP_PREFIX, validateName } from './names.js';
-import { translateError } from './translate-error.js';
 
 /** Errors of `link` after which carryBackup copies instead (no hard link across or on this file system). */
 const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
@@ -84,7 +85,7 @@ export class FsBackupStore implements BackupStore {
     try {
       stats = await this.fs.stat(sourcePath);
     } catch (error) {
-      throw translateError(error, `${context}: source "${sourcePath}"`);
+      throw translateSourceError(error, `${context}: source "${sourcePath}"`);
     }
     if (!stats.isFile()) throw new InvalidArgumentError(`${context}: source "${sourcePath}" is not a regular file`);
     return this.copyIntoPlace(sourcePath, finalPath, context);
@@ -98,7 +99,7 @@ export class FsBackupStore implements BackupStore {
       return { size: stats.size, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
-      throw translateError(error, `statBackup "${backupFileName}" of session "${sessionId}"`);
+      throw translateFsError(error, `statBackup "${backupFileName}" of session "${sessionId}"`);
     }
   }
 
@@ -119,7 +120,7 @@ export class FsBackupStore implements BackupStore {
       if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
   }
 
@@ -134,14 +135,14 @@ export class FsBackupStore implements BackupStore {
     try {
       handle = await this.fs.open(path, 'r');
     } catch (error) {
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
     const stream = handle.createReadStream();
     return (async function* readChunks() {
       try {
         for await (const chunk of stream) yield chunk as Uint8Array;
       } catch (error) {
-        throw translateError(error, context);
+        throw translateFsError(error, context);
       } finally {
         stream.destroy();
       }
@@ -153,7 +154,7 @@ export class FsBackupStore implements BackupStore {
     try {
       await this.fs.unlink(this.backupPath(sessionId, backupFileName));
     } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw translateError(error, `deleteBackup "${backupFileName}" of session "${sessionId}"`);
+      if (errnoCode(error) !== 'ENOENT') throw translateFsError(error, `deleteBackup "${backupFileName}" of session "${sessionId}"`);
     }
   }
 
@@ -181,7 +182,7 @@ export class FsBackupStore implements BackupStore {
       const code = errnoCode(error);
       if (code === 'EEXIST') return 'exists';
       if (code === 'ENOENT') throw new NotFoundError(`${context}: source backup does not exist`, { cause: error });
-      if (code === undefined || !LINK_FALLBACK_CODES.has(code)) throw translateError(error, context);
+      if (code === undefined || !LINK_FALLBACK_CODES.has(code)) throw translateFsError(error, context);
     }
     try {
       await this.copyIntoPlace(from, to, context);
@@ -225,7 +226,7 @@ export class FsBackupStore implements BackupStore {
         if (fileStats) add(name.slice(0, -'.jsonl'.length), fileStats.size, 0, fileStats.mtimeMs);
       }
     } catch (error) {
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
     return [...sessions.values()];
   }
@@ -238,7 +239,7 @@ export class FsBackupStore implements BackupStore {
       await this.fs.rm(this.logPath(sessionId), { force: true });
       await this.fs.rm(this.lockPath(sessionId), { recursive: true, force: true });
     } catch (error) {
-      throw translateError(error, `deleteSession "${sessionId}"`);
+      throw translateFsError(error, `deleteSession "${sessionId}"`);
     }
   }
 
@@ -273,7 +274,7 @@ export class FsBackupStore implements BackupStore {
           cause: error,
         });
       }
-      throw translateError(error, `lockSession "${sessionId}"`);
+      throw translateFsError(error, `lockSession "${sessionId}"`);
     }
     let released = false;
     return {
@@ -283,7 +284,7 @@ export class FsBackupStore implements BackupStore {
         try {
           await release();
         } catch (error) {
-          if (errnoCode(error) !== 'ERELEASED') throw translateError(error, `release lock of session "${sessionId}"`);
+          if (errnoCode(error) !== 'ERELEASED') throw translateFsError(error, `release lock of session "${sessionId}"`);
         }
       },
     };
@@ -299,7 +300,7 @@ export class FsBackupStore implements BackupStore {
         stale: this.lockStaleMs,
       });
     } catch (error) {
-      throw translateError(error, `isSessionLocked "${sessionId}"`);
+      throw translateFsError(error, `isSessionLocked "${sessionId}"`);
     }
   }
 
@@ -359,7 +360,7 @@ export class FsBackupStore implements BackupStore {
       return { size: stats.size, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     } finally {
       if (copied) await this.fs.unlink(tempPath).catch(() => undefined);
     }
@@ -384,7 +385,7 @@ export class FsBackupStore implements BackupStore {
       return true;
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return false;
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
   }
 
@@ -401,7 +402,7 @@ export class FsBackupStore implements BackupStore {
     try {
       await this.fs.mkdir(path, { recursive: true });
     } catch (error) {
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
   }
 
@@ -410,7 +411,7 @@ export class FsBackupStore implements BackupStore {
       return await this.fs.readdir(path);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return [];
-      throw translateError(error, context);
+      throw translateFsError(error, context);
     }
   }
 }

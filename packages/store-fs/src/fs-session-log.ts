@@ -1,7 +1,6 @@
-import { errnoCode, formatJsonl, parseJsonl, type LogReadResult, type LogRecord, type SessionLog } from '@fh/core';
+import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogReadResult, type LogRecord, type SessionLog } from '@fh/core';
 import { dirname } from 'node:path';
 import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
-import { translateError } from './translate-error.js';
 
 /**
  * A session's record log as a JSONL file (`{root}/sessions/{sessionId}.jsonl`), parsed by the
@@ -40,7 +39,7 @@ export class FsSessionLog implements SessionLog {
       this.tailKnownClean = true;
     } catch (error) {
       this.tailKnownClean = false;
-      throw translateError(error, `append to session log "${this.path}"`);
+      throw translateFsError(error, `append to session log "${this.path}"`);
     }
   }
 
@@ -81,7 +80,7 @@ export class FsSessionLog implements SessionLog {
       bytes = await this.fs.readFile(this.path);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return { records: [], skipped: [] };
-      throw translateError(error, `read session log "${this.path}"`);
+      throw translateFsError(error, `read session log "${this.path}"`);
     }
     return parseJsonl(bytes.toString('utf8'));
   }

@@ -32,6 +32,8 @@ import {
   type SessionSummary,
   type StoreCapabilities,
   type WorkspaceFs,
+  translateFsError,
+  translateSourceError,
 } from '@fh/core';
 import * as fsPromises from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -47,7 +49,6 @@ import { S3SessionLog, type LogCursor } from './s3-session-log.js';
 import {
   isNotFound,
   isPreconditionFailed,
-  translateFsError,
   translateS3Error,
   type RequestTarget,
 } from './translate-error.js';
@@ -165,7 +166,7 @@ export class S3BackupStore implements BackupStore {
       try {
         handle = await fsPromises.open(sourcePath, 'r');
       } catch (error) {
-        throw translateFsError(error, `putBackup: source "${sourcePath}"`);
+        throw translateSourceError(error, `putBackup: source "${sourcePath}"`);
       }
       try {
         const stats = await handle.stat();
@@ -180,7 +181,7 @@ export class S3BackupStore implements BackupStore {
         }
         throw new FhError(`putBackup: source "${sourcePath}" kept changing while it was uploaded (${PUT_ATTEMPTS} tries)`);
       } catch (error) {
-        throw translateFsError(error, `putBackup: source "${sourcePath}"`);
+        throw translateSourceError(error, `putBackup: source "${sourcePath}"`);
       } finally {
         await handle.close();
       }

@@ -8,35 +8,6 @@ import {
   errnoCode,
 } from '@fh/core';
 
-/**
- * Translate an error of the workspace file system (a source or destination file) into the core's
- * error family, keeping the raw error as `cause`. ENOENT → `NotFoundError`; EEXIST →
- * `ConflictError`; EACCES, EPERM, EROFS → `PermissionError`; EISDIR, ENOTDIR, ELOOP →
- * `InvalidArgumentError`; anything else → `FhError`. FhErrors pass through unchanged.
- */
-export function translateFsError(error: unknown, context: string): FhError {
-  if (FhError.isInstance(error)) return error;
-  const code = errnoCode(error);
-  const message = `${context}: ${code ?? (error instanceof Error ? error.message : String(error))}`;
-  const options = { cause: error };
-  switch (code) {
-    case 'ENOENT':
-      return new NotFoundError(`${message} (does not exist)`, options);
-    case 'EEXIST':
-      return new ConflictError(`${message} (already exists)`, options);
-    case 'EACCES':
-    case 'EPERM':
-    case 'EROFS':
-      return new PermissionError(`${message} (permission denied)`, options);
-    case 'EISDIR':
-    case 'ENOTDIR':
-    case 'ELOOP':
-      return new InvalidArgumentError(`${message} (not a regular file)`, options);
-    default:
-      return new FhError(message, options);
-  }
-}
-
 /** Where a failed request went, for messages: the endpoint (or region) and the bucket. */
 export interface RequestTarget {
   /** `http://127.0.0.1:9000`, or `the AWS S3 endpoint of region eu-west-1`. */

@@ -47,6 +47,17 @@ export function trackEditTests(workspace: () => Workspace): void {
       expect(await w.bytes('src/new-file.ts')).toBeNull();
     });
 
+    it('records null for a path under a regular file (a file about to become a folder)', async () => {
+      const w = workspace();
+      await w.write('docs', 'a file named docs\n', 0o644);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('docs');
+      await history.trackEdit('docs/index.md');
+      expect(history.state.snapshots[0]?.trackedFileBackups['docs/index.md']).toMatchObject({ backupFileName: null, version: 1 });
+      expect(await w.backups()).toEqual({ [w.backupName('docs', 1)]: { text: 'a file named docs\n', mode: 0o644 } });
+    });
+
     it('two concurrent trackEdit calls on one file make exactly one v1 and leave no orphan', async () => {
       const w = workspace();
       await w.write('race.txt', 'before the race\n');

@@ -1,3 +1,7 @@
+/**
+ * Translation of file-system (errno) errors into the core's error family, for stores to use at
+ * their boundary. Pure: no I/O.
+ */
 import {
   ConflictError,
   FhError,
@@ -7,7 +11,7 @@ import {
   UnavailableError,
   UnsupportedError,
   errnoCode,
-} from '@fh/core';
+} from './errors.js';
 
 /**
  * Translate a file-system error into the core's error family at the store boundary, keeping the
@@ -18,7 +22,7 @@ import {
  * EISDIR, ENOTDIR, ELOOP, ENAMETOOLONG → InvalidArgumentError; ENOTSUP, ENOSYS → UnsupportedError;
  * EMFILE, ENFILE, EBUSY, EAGAIN, EIO → UnavailableError; anything else → FhError.
  */
-export function translateError(error: unknown, context: string): FhError {
+export function translateFsError(error: unknown, context: string): FhError {
   if (FhError.isInstance(error)) return error;
   const code = errnoCode(error);
   const message = `${context}: ${code ?? (error instanceof Error ? error.message : String(error))}`;
@@ -49,4 +53,14 @@ export function translateError(error: unknown, context: string): FhError {
     default:
       return new FhError(message, options);
   }
+}
+
+/**
+ * Translate an error met while reading a backup's source file: like {@link translateFsError},
+ * except that ENOTDIR (a parent of the path is a regular file) also means the file does not
+ * exist, so the core records it as absent rather than failing the backup.
+ */
+export function translateSourceError(error: unknown, context: string): FhError {
+  if (errnoCode(error) === 'ENOTDIR') return new NotFoundError(`${context}: ENOTDIR (does not exist: a parent is not a folder)`, { cause: error });
+  return translateFsError(error, context);
 }
