@@ -13,6 +13,12 @@ export interface CleanupOptions {
   now?: Date;
   /** List what would be removed without removing anything. Default false. */
   dryRun?: boolean;
+  /**
+   * Progress in sessions examined: called with `(0, total)` once the sessions are listed, then
+   * `(done, total)` after each session is kept or removed, ending with `(total, total)`. For a
+   * progress bar; it must not throw.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Why {@link cleanup} kept a session. */
@@ -47,36 +53,44 @@ export async function cleanup(options: CleanupOptions): Promise<CleanupResult> {
   const cutoff = (options.now ?? new Date()).getTime() - olderThanDays * DAY_MS;
   const sessions = [...(await store.listSessions())].sort((a, b) => a.lastModified.getTime() - b.lastModified.getTime());
   const result: CleanupResult = { removed: [], kept: [] };
-  for (const session of sessions) {
-    if (session.lastModified.getTime() >= cutoff) {
-      result.kept.push({ session, reason: 'recent' });
-      continue;
-    }
-    if (options.dryRun === true || store.lockSession === undefined) {
-      if (store.isSessionLocked !== undefined && (await store.isSessionLocked(session.sessionId))) {
-        result.kept.push({ session, reason: 'locked' });
-        continue;
-      }
-      if (options.dryRun !== true) await store.deleteSession(session.sessionId);
-      result.removed.push(session);
-      continue;
-    }
-    let lock;
-    try {
-      lock = await store.lockSession(session.sessionId);
-    } catch (error) {
-      if (FhError.hasCode(error, 'FH_LOCKED')) {
-        result.kept.push({ session, reason: 'locked' });
-        continue;
-      }
-      throw error;
-    }
-    try {
-      await store.deleteSession(session.sessionId);
-    } finally {
-      await lock.release();
-    }
-    result.removed.push(session);
+  options.onProgress?.(0, sessions.length);
+  for (const [index, session] of sessions.entries()) {
+    await examineSession(options, session, cutoff, result);
+    options.onProgress?.(index + 1, sessions.length);
   }
   return result;
+}
+
+/** Keep or remove one session (see {@link cleanup}), adding it to `result`. */
+async function examineSession(options: CleanupOptions, session: SessionSummary, cutoff: number, result: CleanupResult): Promise<void> {
+  const { store } = options;
+  if (session.lastModified.getTime() >= cutoff) {
+    result.kept.push({ session, reason: 'recent' });
+    return;
+  }
+  if (options.dryRun === true || store.lockSession === undefined) {
+    if (store.isSessionLocked !== undefined && (await store.isSessionLocked(session.sessionId))) {
+      result.kept.push({ session, reason: 'locked' });
+      return;
+    }
+    if (options.dryRun !== true) await store.deleteSession(session.sessionId);
+    result.removed.push(session);
+    return;
+  }
+  let lock;
+  try {
+    lock = await store.lockSession(session.sessionId);
+  } catch (error) {
+    if (FhError.hasCode(error, 'FH_LOCKED')) {
+      result.kept.push({ session, reason: 'locked' });
+      return;
+    }
+    throw error;
+  }
+  try {
+    await store.deleteSession(session.sessionId);
+  } finally {
+    await lock.release();
+  }
+  result.removed.push(session);
 }

@@ -89,6 +89,8 @@ export interface FileHistoryResumeOptions extends FileHistoryOptions {
   allowMissingBackups?: boolean;
   /** Which other records of the old session to copy (see `copyFileHistoryForResume`). Default `'all'`. */
   carryRecords?: 'all' | 'none';
+  /** Progress in backups carried: `(done, total)` (see `copyFileHistoryForResume`). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Events {@link FileHistory.on} accepts, with their listener types. */
@@ -230,7 +232,7 @@ export class FileHistory implements FileHistoryReader {
    * new session is open elsewhere. When tracking is off it opens the new session and carries nothing.
    */
   static async resume(options: FileHistoryResumeOptions): Promise<FileHistory> {
-    const { fromSessionId, allowMissingBackups, carryRecords, ...openOptions } = options;
+    const { fromSessionId, allowMissingBackups, carryRecords, onProgress, ...openOptions } = options;
     if (!isEnabled(openOptions)) return FileHistory.open(openOptions);
     if (openOptions.log !== undefined) {
       throw new InvalidArgumentError('log cannot be given to FileHistory.resume: the resumed session is recorded in store.sessionLog(sessionId)');
@@ -247,6 +249,7 @@ export class FileHistory implements FileHistoryReader {
         throwOnMissing: allowMissingBackups !== true,
         ...(openOptions.initialState === undefined ? {} : { state: openOptions.initialState }),
         ...(carryRecords === undefined ? {} : { carryRecords }),
+        ...(onProgress === undefined ? {} : { onProgress }),
         ...(openOptions.concurrency === undefined ? {} : { concurrency: openOptions.concurrency }),
         ...(openOptions.onWarning === undefined ? {} : { onWarning: openOptions.onWarning }),
       });

@@ -17,6 +17,7 @@ export * from './track-edit.js';
 export * from './make-snapshot.js';
 export * from './rewind.js';
 export * from './diff-stats.js';
+export * from './snapshot-targets.js';
 export * from './snapshot-events.js';
 export * from './file-history.js';
 export * from './worktree-state.js';

@@ -38,6 +38,12 @@ export interface CopyFileHistoryForResumeOptions {
   now?: Date;
   /** Receives warnings about skipped records while rebuilding. */
   onWarning?: RecordWarningHandler;
+  /**
+   * Progress in backups carried: called with `(0, total)` once the referenced backups are known,
+   * then `(done, total)` each time one backup's carry ends (linked, copied, already there, missing
+   * or failed), ending with `(total, total)`. For a progress bar; it must not throw.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** One backup the old session's records reference but its store no longer has. */
@@ -154,6 +160,8 @@ export async function copyFileHistoryForResume(options: CopyFileHistoryForResume
   const failures: unknown[] = [];
   const limit = pLimit(options.concurrency ?? 16);
   const names = [...references.keys()].sort();
+  let carried = 0;
+  options.onProgress?.(0, names.length);
   await Promise.all(
     names.map((name) =>
       limit(async () => {
@@ -166,6 +174,8 @@ export async function copyFileHistoryForResume(options: CopyFileHistoryForResume
           if (FhError.hasCode(error, 'FH_NOT_FOUND')) result.missing.push({ backupFileName: name, references: references.get(name) ?? [] });
           else failures.push(error);
         }
+        carried += 1;
+        options.onProgress?.(carried, names.length);
       }),
     ),
   );

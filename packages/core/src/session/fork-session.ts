@@ -40,6 +40,11 @@ export interface ForkSessionOptions {
   now?: Date;
   /** Receives warnings about skipped records. */
   onWarning?: (message: string) => void;
+  /**
+   * Progress in backups carried into the fork: `(0, total)` first, then `(done, total)` as each
+   * carry ends (see `copyFileHistoryForResume`). For a progress bar; it must not throw.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** What {@link forkSession} wrote. */
@@ -99,6 +104,7 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkResu
       carryRecords: 'none',
       throwOnMissing: false,
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
     return { sessionId: plan.sessionId, plan, resume };
   } catch (error) {

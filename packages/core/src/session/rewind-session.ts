@@ -289,9 +289,10 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   /**
    * Write the conversation, rewound to before `messageId` ({@link CURRENT_PROMPT_ID}: all of it),
    * as a new session of the history's store with the file history of the kept turns, so an agent
-   * can resume it (see `forkSession`). The source session is only read.
+   * can resume it (see `forkSession`). The source session is only read. `onProgress` gets
+   * `(done, total)` in backups carried.
    */
-  fork(messageId: string, options: { sessionId?: string; now?: Date } = {}): Promise<ForkResult> {
+  fork(messageId: string, options: { sessionId?: string; now?: Date; onProgress?: (done: number, total: number) => void } = {}): Promise<ForkResult> {
     return forkSession({
       store: this.history.store,
       sessionId: this.history.sessionId,
@@ -301,6 +302,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
       state: this.history.state,
       ...(options.sessionId === undefined ? {} : { newSessionId: options.sessionId }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
   }
 
