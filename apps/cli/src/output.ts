@@ -23,6 +23,8 @@ export interface OutputOptions {
 export interface Progress {
   /** Advance by `count` (default 1). */
   tick(count?: number): void;
+  /** Set how much is done, and the total when given (a core call's `onProgress(done, total)`). */
+  update(done: number, total?: number): void;
   /** Remove the bar (if one is shown). */
   stop(): void;
 }
@@ -99,14 +101,21 @@ export class Output {
 
   /**
    * A progress bar on stderr that appears only if the work is still running after about a second,
-   * and only when stderr is a terminal. cli-progress is imported only when a bar is shown.
+   * and only when stderr is a terminal. `total` may be left 0 and set later with `update` (a core
+   * call reports it with its first progress call); no bar is shown while it is 0. cli-progress is
+   * imported only when a bar is shown.
    */
-  progress(label: string, total: number): Progress {
-    if (this.stderr.isTTY !== true || total <= 0) return { tick() {}, stop() {} };
+  progress(label: string, total = 0): Progress {
+    if (this.stderr.isTTY !== true) return { tick() {}, update() {}, stop() {} };
     let value = 0;
+    let max = total;
+    let due = false;
     let stopped = false;
-    let bar: { update(value: number): void; stop(): void } | undefined;
-    const timer = setTimeout(() => {
+    let loading = false;
+    let bar: { update(value: number): void; setTotal(total: number): void; stop(): void } | undefined;
+    const show = (): void => {
+      if (!due || stopped || loading || max <= 0) return;
+      loading = true;
       void import('cli-progress').then((module) => {
         if (stopped) return;
         const cliProgress = module.default ?? module;
@@ -114,15 +123,27 @@ export class Output {
           { stream: this.stderr, format: `${label} [{bar}] {value}/{total}`, hideCursor: true, clearOnComplete: true },
           cliProgress.Presets.shades_classic,
         );
-        created.start(total, value);
+        created.start(max, value);
         bar = created;
       });
+    };
+    const timer = setTimeout(() => {
+      due = true;
+      show();
     }, PROGRESS_DELAY_MS);
     timer.unref();
-    return {
+    const progress: Progress = {
       tick(count = 1) {
-        value += count;
+        progress.update(value + count);
+      },
+      update(done, newTotal) {
+        value = done;
+        if (newTotal !== undefined && newTotal !== max) {
+          max = newTotal;
+          bar?.setTotal(max);
+        }
         bar?.update(value);
+        show();
       },
       stop() {
         stopped = true;
@@ -131,6 +152,20 @@ export class Output {
         bar = undefined;
       },
     };
+    return progress;
+  }
+
+  /**
+   * Run `work` with a {@link progress} bar fed by the `onProgress(done, total)` it is given (the
+   * callback the core's long calls take); the bar is removed when `work` settles.
+   */
+  async withProgress<T>(label: string, work: (onProgress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
+    const progress = this.progress(label);
+    try {
+      return await work((done, total) => progress.update(done, total));
+    } finally {
+      progress.stop();
+    }
   }
 }
 

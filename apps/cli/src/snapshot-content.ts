@@ -1,22 +1,11 @@
 /**
- * The bytes a tracked file had at a snapshot, for printing a patch. A file first tracked after the
- * snapshot takes its first later entry (how the core's rewind plans it: the backup made just before
- * the agent's first edit, which is also how the file was at the earlier snapshot).
+ * The bytes a tracked file had at a snapshot, for printing a patch. Which backup that is (a file
+ * first tracked after the snapshot takes its first later entry) is the core's rule:
+ * `snapshotFileBackups` from `@fh/core`.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BackupStore, FileHistoryBackup, FileHistoryState } from '@fh/core';
-
-/** The entry a rewind to `messageId` uses for `trackingPath`, or undefined. */
-export function entryAtSnapshot(state: Readonly<FileHistoryState>, messageId: string, trackingPath: string): FileHistoryBackup | undefined {
-  const index = state.snapshots.findLastIndex((snapshot) => snapshot.messageId === messageId);
-  if (index < 0) return undefined;
-  for (let later = index; later < state.snapshots.length; later += 1) {
-    const entry = state.snapshots[later]?.trackedFileBackups[trackingPath];
-    if (entry !== undefined) return entry;
-  }
-  return undefined;
-}
+import type { BackupStore, FileHistoryBackup } from '@fh/core';
 
 /** The backup's bytes (null when the entry says the file did not exist). */
 export async function readEntryBytes(store: BackupStore, sessionId: string, entry: FileHistoryBackup): Promise<Uint8Array | null> {

@@ -4,7 +4,8 @@
  * checked afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, makeLongRepository, sandbox, writeFiles, type Sandbox } from './helpers.js';
@@ -189,4 +190,46 @@ describe('the rewind menu in a terminal', () => {
     expect(done).toContain('All checkpoints verified.');
     expect(done).not.toMatch(/fh demo \[/);
   });
+
+  it('shows a progress bar on the terminal while a resume carries 40000 backups, and clears it', async () => {
+    const box = await sandbox();
+    seedLargeSession(box, 'big', 100, 400);
+    const name = 'resume-progress';
+    start(box, name, ['resume', 'big', '--to', 'resumed']);
+    const during = await waitFor(name, /carrying backups \[[█░]+\] \d+\/40000/, 60_000);
+    expect(during).not.toContain('EXIT=');
+    const done = await waitFor(name, 'EXIT=', 60_000);
+    expect(done).toContain('EXIT=0');
+    expect(done).toContain('resumed big as resumed: 100 checkpoints, 40000 backups linked, 0 copied');
+    expect(done).not.toContain('carrying backups [');
+    expect(await readdir(join(box.store, 'file-history', 'resumed'))).toHaveLength(40000);
+  });
 });
+
+/**
+ * Write session `sessionId` straight into the sandbox's fs store: `snapshots` checkpoints, each
+ * with `files` files at a new version, so `snapshots × files` backups (hard links to one small
+ * file per checkpoint, so no file gets too many links).
+ */
+function seedLargeSession(box: Sandbox, sessionId: string, snapshots: number, files: number): void {
+  const folder = join(box.store, 'file-history', sessionId);
+  mkdirSync(folder, { recursive: true });
+  mkdirSync(join(box.store, 'sessions'), { recursive: true });
+  const time = new Date().toISOString();
+  const lines = [JSON.stringify({ type: 'fh-session', sessionId, projectRoot: box.project, createdAt: time })];
+  for (let version = 1; version <= snapshots; version += 1) {
+    const seed = join(box.store, `seed-${version}`);
+    writeFileSync(seed, `version ${version}\n`);
+    const size = Buffer.byteLength(`version ${version}\n`);
+    const trackedFileBackups: Record<string, unknown> = {};
+    for (let file = 0; file < files; file += 1) {
+      const backupFileName = `${file.toString(16).padStart(16, '0')}@v${version}`;
+      linkSync(seed, join(folder, backupFileName));
+      trackedFileBackups[`src/file-${file}.txt`] = { backupFileName, version, backupTime: time, size, mode: 0o644 };
+    }
+    rmSync(seed);
+    const messageId = `m${version}`;
+    lines.push(JSON.stringify({ type: 'file-history-snapshot', messageId, isSnapshotUpdate: false, snapshot: { messageId, timestamp: time, trackedFileBackups } }));
+  }
+  writeFileSync(join(box.store, 'sessions', `${sessionId}.jsonl`), `${lines.join('\n')}\n`);
+}

@@ -50,6 +50,37 @@ describe('output', () => {
     expect(stderr.text).toBe('');
   });
 
+  it('on a terminal, shows a bar only after about a second, with a total given later by update, and removes it', async () => {
+    const stderr = sink(true);
+    const output = new Output({ json: false, stdout: sink(false), stderr, environment: {} });
+    const quick = output.progress('quick');
+    quick.update(1, 1);
+    quick.stop();
+    const progress = output.progress('carrying');
+    progress.update(0, 4);
+    progress.update(1, 4);
+    await new Promise((wake) => setTimeout(wake, 1300));
+    expect(stderr.text).toContain('carrying [');
+    expect(stderr.text).toContain('1/4');
+    progress.update(3, 5);
+    await new Promise((wake) => setTimeout(wake, 300));
+    expect(stderr.text).toContain('3/5');
+    progress.stop();
+    expect(stderr.text).not.toContain('quick');
+  });
+
+  it('runs work with a bar fed by its onProgress, and shows none while the total is 0', async () => {
+    const stderr = sink(true);
+    const output = new Output({ json: false, stdout: sink(false), stderr, environment: {} });
+    const result = await output.withProgress('empty', async (onProgress) => {
+      onProgress(0, 0);
+      await new Promise((wake) => setTimeout(wake, 1200));
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(stderr.text).toBe('');
+  });
+
   it('aligns table columns, right-aligns numbers and cuts long cells', () => {
     const lines = renderTable(
       [

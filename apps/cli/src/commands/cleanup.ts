@@ -20,7 +20,9 @@ export interface CleanupCommandOptions {
 export async function run(context: CommandContext, options: CleanupCommandOptions): Promise<void> {
   assertWritable(context, 'cleanup');
   const store = await context.store();
-  const result = await cleanup({ store, olderThanDays: options.olderThan, dryRun: options.dryRun === true });
+  const result = await context.output.withProgress('examining sessions', (onProgress) =>
+    cleanup({ store, olderThanDays: options.olderThan, dryRun: options.dryRun === true, onProgress }),
+  );
   const bytes = result.removed.reduce((sum, session) => sum + session.bytes, 0);
   const verb = options.dryRun === true ? 'would remove' : 'removed';
   context.output.result(

@@ -60,7 +60,7 @@ export async function run(context: CommandContext, options: DemoCommandOptions):
         const result = await (rewinder as RewindSession).undoRewind();
         return result.failed.map((failure) => ({ path: failure.path, error: failure.error.message }));
       },
-      onStep: () => progress.tick(),
+      onStep: (done, total) => progress.update(done, total),
     });
     progress.stop();
     output.result({ ...report, workFolder: options.keep === true ? workFolder : null }, () => renderReport(context, report, options, workFolder));

@@ -9,11 +9,11 @@
  * unified diff text, with `--patch`).
  */
 import { resolve } from 'node:path';
-import type { DiffStats } from '@fh/core';
+import { snapshotFileBackups, type DiffStats } from '@fh/core';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import type { Colors } from '../output.js';
-import { entryAtSnapshot, readCurrentBytes, readEntryBytes } from '../snapshot-content.js';
+import { readCurrentBytes, readEntryBytes } from '../snapshot-content.js';
 import { renderDiffStats } from '../render-stats.js';
 
 /** Options of `fh diff`. */
@@ -44,8 +44,9 @@ async function unifiedPatch(session: OpenedSession, messageId: string, stats: Di
   const { createTwoFilesPatch } = await import('diff');
   const decoder = new TextDecoder('utf-8');
   const parts: string[] = [];
+  const entries = snapshotFileBackups(session.history.state, messageId);
   for (const file of stats.files) {
-    const entry = entryAtSnapshot(session.history.state, messageId, file.path);
+    const entry = entries?.get(file.path);
     const target = entry === undefined ? null : await readEntryBytes(session.store, session.sessionId, entry);
     const current = await readCurrentBytes(session.projectRoot, file.path);
     const from = current === null ? '/dev/null' : `a/${file.path}`;

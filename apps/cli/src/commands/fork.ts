@@ -23,7 +23,9 @@ export async function run(context: CommandContext, messageId: string, options: F
   const session = await openSession(context, { lock: false });
   try {
     const rewinder = await rewindSessionFor(context, session);
-    const result = await rewinder.fork(messageId, options.to === undefined ? {} : { sessionId: options.to });
+    const result = await context.output.withProgress('carrying backups', (onProgress) =>
+      rewinder.fork(messageId, { ...(options.to === undefined ? {} : { sessionId: options.to }), onProgress }),
+    );
     const prompt = result.plan.rewind?.prompt;
     const missing = result.resume.missing;
     context.output.result(

@@ -30,7 +30,9 @@ export async function run(context: CommandContext, fromSessionId: string, option
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
-  const result = await copyFileHistoryForResume({ store, fromSessionId, toSessionId, projectRoot, throwOnMissing: false });
+  const result = await context.output.withProgress('carrying backups', (onProgress) =>
+    copyFileHistoryForResume({ store, fromSessionId, toSessionId, projectRoot, throwOnMissing: false, onProgress }),
+  );
   const document = {
     fromSessionId,
     sessionId: toSessionId,

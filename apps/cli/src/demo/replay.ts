@@ -36,8 +36,8 @@ export interface ReplayOptions {
   openHistory(): Promise<DemoHistory>;
   /** Undo the most recent rewind; returns the paths it could not put back. */
   undoLastRewind(): Promise<Array<{ path: string; error: string }>>;
-  /** Called after each replayed commit and each rewind (for a progress bar). */
-  onStep?(): void;
+  /** Called after each replayed commit and each rewind (for a progress bar): steps done of all (twice the commits replayed). */
+  onStep?(done: number, total: number): void;
 }
 
 /** One replayed commit and the rewind to its checkpoint. */
@@ -113,6 +113,11 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
     });
 
     const history = await options.openHistory();
+    let steps = 0;
+    const step = (): void => {
+      steps += 1;
+      options.onStep?.(steps, commits.length * 2);
+    };
     const checkpoints: Array<{ messageId: string; tree: string; turn: Omit<DemoTurn, 'rewindMs' | 'rewoundFiles' | 'verified' | 'mismatches'> }> = [];
     const replayStart = performance.now();
     let previous = baseTree;
@@ -154,7 +159,7 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
         throw new Error(`replaying turn ${index + 1} (${commit.id.slice(0, 8)} ${commit.subject}): ${errorMessage(error)}`, { cause: error });
       }
       previous = commit.id;
-      options.onStep?.();
+      step();
     }
     const replayMs = performance.now() - replayStart;
 
@@ -193,7 +198,7 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
         verified: mismatches.length === 0,
         mismatches,
       });
-      options.onStep?.();
+      step();
     }
 
     const beforeLastRewind = checkpoints.length > 1 ? (checkpoints[1] as { tree: string }).tree : previous;
