@@ -82,7 +82,7 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
   const cap = context.diffSizeCapBytes;
   const stat: FileDiffStat = {
     path: plan.path,
-    status: plan.kind === 'delete' ? 'created' : plan.current === 'missing' ? 'deleted' : 'modified',
+    status: plan.kind === 'delete' ? 'created' : plan.current === 'missing' || plan.current === 'folder' ? 'deleted' : 'modified',
     insertions: 0,
     deletions: 0,
     binary: false,

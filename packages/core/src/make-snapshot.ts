@@ -7,8 +7,9 @@
  * 2. For each tracked file, with bounded concurrency (a wide limit for the `stat`, the normal one
  *    for reading and copying): unchanged since its latest backup → reuse
  *    that entry (with a newer `backupTime` when the bytes had to be compared); changed → a new
- *    version; gone → `null`. A backup that fails gives an entry with `error` set — never the older
- *    version in disguise — and a later rewind reports that file as failed.
+ *    version; gone, or a folder in its place → `null`. A backup that fails gives an entry with
+ *    `error` set — never the older version in disguise — and a later rewind reports that file as
+ *    failed.
  * 3. Commit the new snapshot. Files a concurrent `trackEdit` started tracking during phase 2 inherit
  *    their entry from the most recent snapshot. Snapshots beyond {@link MAX_SNAPSHOTS} are dropped
  *    oldest first; `snapshotSequence` only grows. Once the snapshot is recorded, backups only the
@@ -109,6 +110,10 @@ async function snapshotEntry(
   } catch (error) {
     return { backupFileName: null, version: version(), backupTime: new Date(), error: messageOf(error) };
   }
+  const absent = (): FileHistoryBackup =>
+    previous !== undefined && previous.backupFileName === null && previous.error === undefined
+      ? previous
+      : { backupFileName: null, version: version(), backupTime: new Date() };
   try {
     let stats;
     try {
@@ -116,11 +121,13 @@ async function snapshotEntry(
     } catch (error) {
       const code = errnoCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      if (previous !== undefined && previous.backupFileName === null && previous.error === undefined) return previous;
-      return { backupFileName: null, version: version(), backupTime: new Date() };
+      return absent();
     }
+    // A folder where the file was (a file that became a folder): the file does not exist. A
+    // symlink to a folder stays a failure, so no rewind ever deletes the link.
+    if (stats.isDirectory() && !(await context.fs.lstat(absolutePath)).isSymbolicLink()) return absent();
     if (!stats.isFile()) {
-      return failedEntry(absolutePath, version(), `${trackingPath} is not a regular file (a folder or a device)`);
+      return failedEntry(absolutePath, version(), `${trackingPath} is not a regular file (a device, socket, pipe or link to a folder)`);
     }
     if (previous !== undefined && previous.backupFileName !== null && previous.error === undefined) {
       const name = previous.backupFileName;

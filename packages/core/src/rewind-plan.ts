@@ -7,8 +7,13 @@
  * the snapshot takes its first later entry, the backup made just before the agent's first edit of
  * it — which is also how it was at the earlier snapshot, since nothing was editing it for the agent
  * then (the seed does the same with the file's v1).
+ *
+ * A file that became a folder, or a folder that became a file, is planned across the change (a
+ * rewind deletes first, then restores): a folder standing where the snapshot has a file is
+ * replaced only when the rewind's own deletions leave it empty, and a regular file standing where
+ * the snapshot needs a folder only when that file is itself tracked and deleted by the same rewind.
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { backupTimeMs, checkFileChanged, compareMetadata, type StoredBackup } from './change-detection.js';
 import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from './errors.js';
 import type { FileHistoryContext } from './file-history-context.js';
@@ -30,7 +35,10 @@ export interface RewindTarget {
 export type FilePlan =
   /** Already as at the snapshot: nothing to do. */
   | { kind: 'same'; path: string }
-  /** Write the backup's bytes and mode. `current` says what is at the path now. */
+  /**
+   * Write the backup's bytes and mode. `current` says what is at the path now: `folder` is a
+   * folder the rewind's deletions leave empty, removed (rmdir) before the file is written.
+   */
   | {
       kind: 'restore';
       path: string;
@@ -38,10 +46,10 @@ export type FilePlan =
       backup: StoredBackup;
       /** The store's `statBackup` of the backup (it exists and has its recorded size). */
       info: BackupInfo;
-      current: 'missing' | 'file' | 'symlink';
+      current: 'missing' | 'file' | 'symlink' | 'folder';
       /** Stats of what is at the path now (through a symlink), when it is a regular file. */
       currentStats: FsStats | undefined;
-      /** Parent folders must be created first. */
+      /** Parent folders must be created first (after the rewind's deletions). */
       createParents: boolean;
     }
   /** Unlink what is at the path: the file did not exist at the snapshot. */
@@ -95,12 +103,14 @@ export async function planRewind(
   stopWhen?: (plan: FilePlan) => boolean,
 ): Promise<Array<FilePlan | undefined>> {
   const folderState = createFolderChecker(context.fs, context.projectRoot);
+  const entries = new Map(targets.map((target) => [target.path, target.backup]));
+  const deletedByThisRewind = (path: string) => isDeletion(entries.get(path));
   return mapWithWorkers(
     context.metadataLimit,
     targets,
     context.concurrency,
     (target) =>
-      planFile(context, target, folderState).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
+      planFile(context, target, folderState, deletedByThisRewind).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
     stopWhen,
   );
 }
@@ -109,6 +119,7 @@ async function planFile(
   context: FileHistoryContext,
   target: RewindTarget,
   folderState: (folder: string) => FolderState | Promise<FolderState>,
+  deletedByThisRewind: (path: string) => boolean,
 ): Promise<FilePlan> {
   const { path, backup } = target;
   if (backup === undefined) return { kind: 'skip', path, reason: 'no backup of this file at or after the snapshot' };
@@ -126,7 +137,11 @@ async function planFile(
   const known = folderState(dirname(absolutePath));
   const folder = known instanceof Promise ? await known : known;
   if (folder.kind === 'symlink') return { kind: 'skip', path, reason: `reached through the symbolic link ${folder.at}` };
-  if (folder.kind === 'not-a-folder') return { kind: 'skip', path, reason: `${folder.at} is not a folder` };
+  if (folder.kind === 'not-a-folder') {
+    if (stored === undefined) return { kind: 'same', path };
+    if (await isDeletedRegularFile(context, folder.at, deletedByThisRewind)) return restorePlan(context, path, absolutePath, stored, 'missing', undefined, true);
+    return { kind: 'skip', path, reason: `${folder.at} is not a folder` };
+  }
   if (folder.kind === 'outside') return { kind: 'skip', path, reason: `${folder.at} is outside the project root` };
   if (folder.kind === 'missing') {
     if (stored === undefined) return { kind: 'same', path };
@@ -141,7 +156,12 @@ async function planFile(
     if (stored === undefined) return { kind: 'same', path };
     return restorePlan(context, path, absolutePath, stored, 'missing', undefined, false);
   }
-  if (stats.isDirectory()) return { kind: 'skip', path, reason: 'a folder is at this path' };
+  if (stats.isDirectory()) {
+    if (stored === undefined) return { kind: 'skip', path, reason: 'a folder is at this path' };
+    const kept = await entriesKept(context, path, absolutePath, deletedByThisRewind);
+    if (kept.length > 0) return { kind: 'skip', path, reason: `a folder is at this path and holds what this rewind does not delete: ${listNames(kept)}` };
+    return restorePlan(context, path, absolutePath, stored, 'folder', undefined, false);
+  }
   if (stats.isSymbolicLink()) {
     if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'symlink', currentStats: stats };
     const followed = await statOrUndefined(context, absolutePath);
@@ -181,7 +201,7 @@ async function restorePlan(
   path: string,
   absolutePath: string,
   backup: StoredBackup,
-  current: 'missing' | 'file' | 'symlink',
+  current: 'missing' | 'file' | 'symlink' | 'folder',
   currentStats: FsStats | undefined,
   createParents: boolean,
 ): Promise<FilePlan> {
@@ -199,6 +219,66 @@ async function statOrUndefined(context: FileHistoryContext, absolutePath: string
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/** Whether a rewind target's entry makes the rewind delete the file (`null`, no error). */
+function isDeletion(backup: FileHistoryBackup | undefined): boolean {
+  return backup !== undefined && backup.error === undefined && backup.backupFileName === null;
+}
+
+/**
+ * Whether `absolutePath` (a path that is not a folder, standing where a file needs its parent
+ * folder) is a regular file this rewind deletes: a tracked path whose target is `null`.
+ */
+async function isDeletedRegularFile(context: FileHistoryContext, absolutePath: string, deletedByThisRewind: (path: string) => boolean): Promise<boolean> {
+  let trackingPath: string;
+  try {
+    trackingPath = toTrackingPath(context.projectRoot, absolutePath);
+  } catch {
+    return false;
+  }
+  if (!deletedByThisRewind(trackingPath)) return false;
+  const stats = await lstatOrUndefined(context, absolutePath);
+  return stats?.isFile() === true;
+}
+
+/**
+ * The names in the folder at `absolutePath` (tracking path `path`) that the rewind's deletions
+ * leave in place, sorted: anything but a regular file or symlink that is a tracked path deleted by
+ * this rewind (untracked files, subfolders, ...). Empty when the folder can be removed with rmdir.
+ */
+async function entriesKept(
+  context: FileHistoryContext,
+  path: string,
+  absolutePath: string,
+  deletedByThisRewind: (path: string) => boolean,
+): Promise<string[]> {
+  const names = (await context.fs.readdir(absolutePath)).map(String).sort();
+  const kept: string[] = [];
+  for (const name of names) {
+    if (deletedByThisRewind(`${path}/${name}`)) {
+      const stats = await lstatOrUndefined(context, join(absolutePath, name));
+      if (stats === undefined || stats.isFile() || stats.isSymbolicLink()) continue;
+    }
+    kept.push(name);
+  }
+  return kept;
+}
+
+/** `a, b, c` or `a, b, c and 4 more`. */
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, 3).join(', ');
+  return names.length > 3 ? `${shown} and ${names.length - 3} more` : shown;
+}
+
+async function lstatOrUndefined(context: FileHistoryContext, absolutePath: string): Promise<FsStats | undefined> {
+  try {
+    return await context.fs.lstat(absolutePath);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
 }

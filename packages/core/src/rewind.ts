@@ -6,12 +6,18 @@
  * 2. Validate before touching anything: every backup the rewind needs must exist in the store and
  *    have its recorded size (planning checks each one); otherwise `BackupMissingError` lists each
  *    one and nothing changes (a missing backup is never read as "the file did not exist").
- * 3. Apply, with bounded concurrency. A restore copies the backup into a temp file in the target's
- *    folder (`.<name>.fh-<random>.tmp`), sets its mode, and renames it over the target: no
- *    half-written file is ever visible, and a hard link or symlink at the path is replaced, never
- *    written through. Missing parent folders are created. A `null` entry unlinks the file (or the
- *    symlink itself). Folders, and paths reached through a symlinked folder, are skipped and
- *    reported; nothing is written outside the project root.
+ * 3. Apply, with bounded concurrency: every deletion first, then every restore. A restore copies
+ *    the backup into a temp file in the target's folder (`.<name>.fh-<random>.tmp`), sets its
+ *    mode, and renames it over the target: no half-written file is ever visible, and a hard link
+ *    or symlink at the path is replaced, never written through. Missing parent folders are created. A `null` entry unlinks the file (or the
+ *    symlink itself). Paths reached through a symlinked folder are skipped and reported; nothing
+ *    is written outside the project root.
+ *
+ * Across a file ↔ folder change nothing but the rewind's own files is removed: a folder standing
+ * where the snapshot has a file is removed with rmdir (never recursively) once the deletions have
+ * emptied it, else it is skipped with why (it holds untracked files, say); a regular file standing
+ * where the snapshot needs a folder is removed only when it is itself tracked and deleted by the
+ * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -28,8 +34,9 @@ export interface RewindOptions {
   paths?: readonly string[];
   /**
    * Called once after validation and before the first write, with the tracking paths the rewind
-   * is about to write or delete (sorted; not called when there are none). If it rejects, the
-   * rewind rejects with that error and nothing is written. `RewindSession` saves its undo point here.
+   * is about to write or delete, a folder it replaces by a file included (sorted; not called when
+   * there are none). If it rejects, the rewind rejects with that error and nothing is written.
+   * `RewindSession` saves its undo point here.
    */
   beforeWrite?: (paths: readonly string[]) => Promise<void>;
 }
@@ -63,13 +70,19 @@ export async function fileHistoryRewind(
   refuseIfBackupsMissing(plans);
   if (writes.length > 0) await options.beforeWrite?.(writes.map((plan) => plan.path));
 
-  const outcomes = await Promise.all(writes.map((plan) => context.limit(() => applyPlan(context, plan))));
-  writes.forEach((plan, index) => {
-    const outcome = outcomes[index];
-    if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
-    else if (outcome === 'restored') result.restored.push(plan.path);
-    else if (outcome === 'deleted') result.deleted.push(plan.path);
-  });
+  const deletions = writes.filter((plan) => plan.kind === 'delete');
+  const restores = writes.filter((plan) => plan.kind === 'restore');
+  for (const phase of [deletions, restores]) {
+    const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, plan))));
+    phase.forEach((plan, index) => {
+      const outcome = outcomes[index];
+      if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
+      else if (outcome === 'restored') result.restored.push(plan.path);
+      else if (outcome === 'deleted') result.deleted.push(plan.path);
+      else if (typeof outcome === 'object') result.skipped.push({ path: plan.path, reason: outcome.skipped });
+    });
+  }
+  result.skipped.sort((a, b) => compare(a.path, b.path));
   result.failed.sort((a, b) => compare(a.path, b.path));
   return result;
 }
@@ -93,7 +106,10 @@ function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>): voi
   throw new BackupMissingError(`rewind refused, nothing was changed: ${missing.length} backup(s) missing or damaged: ${list}`, missing);
 }
 
-async function applyPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<'restored' | 'deleted' | 'none' | Error> {
+async function applyPlan(
+  context: FileHistoryContext,
+  plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
+): Promise<'restored' | 'deleted' | 'none' | { skipped: string } | Error> {
   try {
     if (plan.kind === 'delete') {
       try {
@@ -102,6 +118,15 @@ async function applyPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') return 'none';
         throw error;
+      }
+    }
+    if (plan.current === 'folder') {
+      try {
+        await context.fs.rmdir(plan.absolutePath);
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') return { skipped: 'a folder is at this path and is not empty' };
+        if (code !== 'ENOENT') throw error;
       }
     }
     const folder = dirname(plan.absolutePath);

@@ -50,6 +50,8 @@ export interface WorkspaceFs {
   copyFile(source: string, destination: string, mode?: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
+  /** Remove an empty folder (never recursive; `ENOTEMPTY` when it holds anything). */
+  rmdir(path: string): Promise<void>;
   mkdir(path: string, options: { recursive: true; mode?: number }): Promise<string | undefined>;
   chmod(path: string, mode: number): Promise<void>;
   realpath(path: string): Promise<string>;

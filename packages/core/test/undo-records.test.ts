@@ -21,6 +21,7 @@ function point(undoId: string): UndoPoint {
       { path: 'a.txt', kind: 'file', backupFileName: `0123456789abcdef@undo-${undoId}`, mode: 0o644, size: 3 },
       { path: 'gone.txt', kind: 'missing', backupFileName: null, mode: null },
       { path: 'link', kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: 'a.txt' },
+      { path: 'now-a-file', kind: 'folder', backupFileName: null, mode: null },
     ],
   };
 }
@@ -39,6 +40,7 @@ describe('undo point records', () => {
         { path: 'a.txt', kind: 'file', backupFileName: '0123456789abcdef@undo-p1', mode: 420, size: 3 },
         { path: 'gone.txt', kind: 'missing', backupFileName: null, mode: null },
         { path: 'link', kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: 'a.txt' },
+        { path: 'now-a-file', kind: 'folder', backupFileName: null, mode: null },
       ],
     });
     expect(liveUndoPoints([record])).toEqual([point('p1')]);

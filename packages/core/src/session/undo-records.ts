@@ -2,7 +2,7 @@
  * Undo points in the session log, so a rewind can be undone by a later process (`fh undo`).
  *
  *   {"type":"fh-undo-point","undoId":…,"sessionId":…,"createdAt":…,"operation":"rewind"|"undo",
- *    "messageId":…|null,"entries":[{"path":…,"kind":"file"|"missing"|"symlink",
+ *    "messageId":…|null,"entries":[{"path":…,"kind":"file"|"missing"|"symlink"|"folder",
  *    "backupFileName":…|null,"mode":…|null,"size"?:…,"symlinkTarget"?:…}]}
  *   {"type":"fh-undo-point-removed","undoId":…,"reason":"undone"|"evicted","timestamp":…}
  *
@@ -21,8 +21,12 @@ export const UNDO_POINT_REMOVED_RECORD_TYPE = 'fh-undo-point-removed';
 export interface UndoEntry {
   /** Tracking path (relative to the project root, `/` separators). */
   path: string;
-  /** `file`: a regular file, kept as a backup; `missing`: nothing was there; `symlink`: a symbolic link. */
-  kind: 'file' | 'missing' | 'symlink';
+  /**
+   * `file`: a regular file, kept as a backup; `missing`: nothing was there; `symlink`: a symbolic
+   * link; `folder`: a folder was there (its contents are not saved; a rewind replaces a folder
+   * only once it is empty).
+   */
+  kind: 'file' | 'missing' | 'symlink' | 'folder';
   /** The backup of the file's bytes (in the undo store's session); `null` unless `kind` is `file`. */
   backupFileName: string | null;
   /** Permission bits (`mode & 0o7777`) of the file; `null` unless `kind` is `file`. */
@@ -85,7 +89,7 @@ function parseEntry(value: unknown): UndoEntry | undefined {
       ...(typeof value.size === 'number' ? { size: value.size } : {}),
     };
   }
-  if (kind === 'missing') return { path, kind, backupFileName: null, mode: null };
+  if (kind === 'missing' || kind === 'folder') return { path, kind, backupFileName: null, mode: null };
   if (kind === 'symlink' && typeof value.symlinkTarget === 'string') {
     return { path, kind, backupFileName: null, mode: null, symlinkTarget: value.symlinkTarget };
   }

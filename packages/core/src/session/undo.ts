@@ -1,9 +1,9 @@
 /**
  * Undo of a rewind (issue 4, "Safer than the seed"). Before a rewind writes anything, every file
- * it will touch is saved as it is — bytes and mode of a regular file, the target of a symlink, or
- * the fact that nothing was there — into an undo point: backups in the undo store plus one
- * `fh-undo-point` record in its session log (see `undo-records.ts`). `undoRewind` puts those
- * files back exactly. The newest {@link DEFAULT_UNDO_LIMIT} points are kept; older ones are
+ * it will touch is saved as it is — bytes and mode of a regular file, the target of a symlink, the
+ * fact that a folder was there, or the fact that nothing was there — into an undo point: backups
+ * in the undo store plus one `fh-undo-point` record in its session log (see `undo-records.ts`).
+ * `undoRewind` puts those files back exactly. The newest {@link DEFAULT_UNDO_LIMIT} points are kept; older ones are
  * evicted with their backups.
  *
  * An undo saves the files it is about to overwrite as a new point first (operation `undo`), so
@@ -77,11 +77,11 @@ export interface UndoResult {
   undoId: string;
   /** The point saved just before (undo it to redo); `null` when nothing needed saving. */
   redoUndoId: string | null;
-  /** Tracking paths written back (a file's bytes and mode, or a symlink). */
+  /** Tracking paths written back (a file's bytes and mode, a symlink, or a folder). */
   restored: string[];
   /** Tracking paths removed because nothing was there at the undo point. */
   deleted: string[];
-  /** Tracking paths left alone on purpose, with why. */
+  /** Tracking paths left alone on purpose, with why; a saved file or link among them keeps the point live. */
   skipped: Array<{ path: string; reason: string }>;
   /** Tracking paths that could not be put back, with the error; the point then stays live. */
   failed: Array<{ path: string; error: Error }>;
@@ -120,11 +120,12 @@ async function lstatOrUndefined(fs: WorkspaceFs, path: string): Promise<FsStats 
 
 /**
  * Save `input.paths` as they are now into a new undo point, record it, and evict the oldest
- * points beyond the limit (deleting their backups). A folder at a path is not saved (no operation
- * here writes over a folder). Throws — after deleting the backups it made, recording nothing — if
- * a file cannot be saved; `UnsupportedError` when a symlink must be saved and `fs` has no
- * `readlink`, when the store refuses backups (a read-only Claude Code session), or when its log
- * drops `fh-undo-point` records (a Claude Code transcript): give an fh store as the undo store.
+ * points beyond the limit (deleting their backups). A folder at a path is saved as a `folder`
+ * entry, without its contents (a rewind replaces a folder by a file only when it is empty).
+ * Throws — after deleting the backups it made, recording nothing — if a file cannot be saved;
+ * `UnsupportedError` when a symlink must be saved and `fs` has no `readlink`, when the store
+ * refuses backups (a read-only Claude Code session), or when its log drops `fh-undo-point`
+ * records (a Claude Code transcript): give an fh store as the undo store.
  */
 export async function captureUndoPoint(
   workspace: UndoWorkspace,
@@ -140,11 +141,11 @@ export async function captureUndoPoint(
   try {
     const settled = await Promise.allSettled(
       paths.map((path) =>
-        limit(async (): Promise<UndoEntry | undefined> => {
+        limit(async (): Promise<UndoEntry> => {
           const absolutePath = toAbsolutePath(workspace.projectRoot, path);
           const stats = await lstatOrUndefined(fs, absolutePath);
           if (stats === undefined) return { path, kind: 'missing', backupFileName: null, mode: null };
-          if (stats.isDirectory()) return undefined;
+          if (stats.isDirectory()) return { path, kind: 'folder', backupFileName: null, mode: null };
           if (stats.isSymbolicLink()) {
             if (typeof fs.readlink !== 'function') {
               throw new UnsupportedError(`saving the symbolic link ${path} for undo needs a workspace fs with readlink`);
@@ -160,14 +161,14 @@ export async function captureUndoPoint(
     );
     const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
-    const entries = settled.map((outcome) => (outcome as PromiseFulfilledResult<UndoEntry | undefined>).value);
+    const entries = settled.map((outcome) => (outcome as PromiseFulfilledResult<UndoEntry>).value);
     const point: UndoPoint = {
       undoId,
       sessionId: undo.sessionId,
       createdAt: (options.now ?? (() => new Date()))(),
       operation: input.operation,
       messageId: input.messageId,
-      entries: entries.filter((entry): entry is UndoEntry => entry !== undefined),
+      entries,
     };
     await logOf(undo).append([undoPointRecord(point)]);
     const points = await listUndoPoints(undo, options);
@@ -262,12 +263,30 @@ async function applyEntry(
   if (folder.kind === 'not-a-folder') return { skipped: `${folder.at} is not a folder` };
   if (folder.kind === 'outside') return { skipped: `${folder.at} is outside the project root` };
   const current = folder.kind === 'missing' ? undefined : await lstatOrUndefined(fs, absolutePath);
-  if (current?.isDirectory()) return { skipped: 'a folder is at this path' };
 
+  if (entry.kind === 'folder') {
+    if (current?.isDirectory()) return 'none';
+    // A file or link here was saved in the redo point just made, so removing it loses nothing.
+    if (current !== undefined) await fs.unlink(absolutePath);
+    await fs.mkdir(absolutePath, { recursive: true });
+    return 'restored';
+  }
   if (entry.kind === 'missing') {
     if (current === undefined) return 'none';
+    if (current.isDirectory()) return { skipped: 'a folder is at this path' };
     await fs.unlink(absolutePath);
     return 'deleted';
+  }
+  if (current?.isDirectory()) {
+    try {
+      await fs.rmdir(absolutePath);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+        throw new FhError(`${entry.path}: a folder that is not empty is at this path; move its files away and undo again`, { cause: error });
+      }
+      if (code !== 'ENOENT') throw error;
+    }
   }
   if (folder.kind === 'missing') await fs.mkdir(dirname(absolutePath), { recursive: true });
   const temporary = temporaryPath(absolutePath);
@@ -291,10 +310,12 @@ async function applyEntry(
  * Put back the files of an undo point exactly as they were (bytes, mode, symlink target, or
  * absent): the newest live point, or `options.undoId`. Validates first: every backup must exist
  * with its recorded size, else `BackupMissingError` and nothing changes. Then saves the files it
- * will overwrite as a new `undo` point (so undoing again redoes), writes each file through a temp
- * file renamed over it (creating missing folders; never through a symlinked folder), and — when no
- * file failed — records the point as undone and deletes its backups. A point with failures stays
- * live so the undo can be retried.
+ * will overwrite as a new `undo` point (so undoing again redoes); removes what was absent, puts
+ * folders back, then writes each file through a temp file renamed over it (creating missing
+ * folders; never through a symlinked folder; an empty folder in its place is removed with rmdir,
+ * a non-empty one fails it); and — when no file failed and no saved file or link was skipped —
+ * records the point as undone and deletes its backups. Any other point stays live so the undo can
+ * be retried and no saved byte is lost.
  *
  * Throws `NotFoundError` when there is no live undo point (or none with `options.undoId`).
  */
@@ -318,21 +339,35 @@ export async function undoRewind(
     : await captureUndoPoint(workspace, undo, { paths: point.entries.map((entry) => entry.path), operation: 'undo', messageId: null, protect: [point.undoId] }, options);
 
   const result: UndoResult = { undoId: point.undoId, redoUndoId: redo?.undoId ?? null, restored: [], deleted: [], skipped: [], failed: [] };
-  const folderState = createFolderChecker(workspace.fs, workspace.projectRoot);
   const limit = pLimit(options.concurrency ?? 16);
-  const outcomes = await Promise.all(
-    point.entries.map((entry) =>
-      limit(() => applyEntry(workspace, undo, point, entry, folderState).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))),
-    ),
-  );
-  point.entries.forEach((entry, index) => {
-    const outcome = outcomes[index];
+  const apply = (entry: UndoEntry, folderState: ReturnType<typeof createFolderChecker>) =>
+    applyEntry(workspace, undo, point, entry, folderState).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  const outcomes = new Map<UndoEntry, EntryOutcome | Error>();
+  // Removals first, then folders one by one (parents first, as the entries are sorted), then files:
+  // each phase checks folders afresh, since the one before may have changed them.
+  const removals = point.entries.filter((entry) => entry.kind === 'missing');
+  const removalFolders = createFolderChecker(workspace.fs, workspace.projectRoot);
+  const removed = await Promise.all(removals.map((entry) => limit(() => apply(entry, removalFolders))));
+  removals.forEach((entry, index) => outcomes.set(entry, removed[index] as EntryOutcome | Error));
+  for (const entry of point.entries.filter((candidate) => candidate.kind === 'folder')) {
+    outcomes.set(entry, await apply(entry, createFolderChecker(workspace.fs, workspace.projectRoot)));
+  }
+  const files = point.entries.filter((entry) => entry.kind === 'file' || entry.kind === 'symlink');
+  const fileFolders = createFolderChecker(workspace.fs, workspace.projectRoot);
+  const written = await Promise.all(files.map((entry) => limit(() => apply(entry, fileFolders))));
+  files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));
+  let keepsSavedContent = false;
+  for (const entry of point.entries) {
+    const outcome = outcomes.get(entry);
     if (outcome instanceof Error) result.failed.push({ path: entry.path, error: outcome });
     else if (outcome === 'restored') result.restored.push(entry.path);
     else if (outcome === 'deleted') result.deleted.push(entry.path);
-    else if (typeof outcome === 'object') result.skipped.push({ path: entry.path, reason: outcome.skipped });
-  });
-  if (result.failed.length === 0) {
+    else if (typeof outcome === 'object') {
+      result.skipped.push({ path: entry.path, reason: outcome.skipped });
+      if (entry.kind === 'file' || entry.kind === 'symlink') keepsSavedContent = true;
+    }
+  }
+  if (result.failed.length === 0 && !keepsSavedContent) {
     await deletePointBackups(undo, point);
     await logOf(undo).append([undoPointRemovedRecord(point.undoId, 'undone', (options.now ?? (() => new Date()))())]);
     await evictUndoPoints(undo, options);

@@ -1,5 +1,5 @@
 /** Issue 2 rules 4 and 5: rewind restores exactly, validates first, never writes outside the root. */
-import { BackupMissingError, NotFoundError, InvalidArgumentError, emptyFileHistoryState, type FileHistoryState } from '@fh/core';
+import { BackupMissingError, NotFoundError, InvalidArgumentError, RewindSession, emptyFileHistoryState, type FileHistoryState } from '@fh/core';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../workspace.js';
 
@@ -116,6 +116,160 @@ export function rewindTests(workspace: () => Workspace): void {
         failed: [],
       });
       expect(await w.text('out/inner.txt')).toBe('inside a folder\n');
+    });
+
+    it('rewinds a file that became a folder: deletes its files, removes the emptied folder, restores the file; undo and redo', async () => {
+      const w = workspace();
+      await w.write('docs', 'docs as one file\n', 0o640);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('docs');
+      await history.trackEdit('docs/index.md');
+      await w.fs.unlink(w.path('docs'));
+      await w.write('docs/index.md', '# index\n', 0o600);
+      await history.makeSnapshot('m2');
+      expect(history.state.snapshots[1]?.trackedFileBackups['docs']).toMatchObject({ backupFileName: null, version: 2 });
+      expect(await history.getDiffStats('m1')).toEqual({
+        filesChanged: ['docs', 'docs/index.md'],
+        insertions: 1,
+        deletions: 1,
+        files: [
+          { path: 'docs', status: 'deleted', insertions: 1, deletions: 0, binary: false },
+          { path: 'docs/index.md', status: 'created', insertions: 0, deletions: 1, binary: false },
+        ],
+        skipped: [],
+        failed: [],
+      });
+
+      const session = new RewindSession({ history });
+      const rewound = await session.restore({ messageId: 'm1', mode: 'code' });
+      expect(rewound.code).toEqual({ messageId: 'm1', restored: ['docs'], deleted: ['docs/index.md'], skipped: [], failed: [] });
+      expect(rewound.undoPoint?.entries).toEqual([
+        { path: 'docs', kind: 'folder', backupFileName: null, mode: null },
+        { path: 'docs/index.md', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 8 },
+      ]);
+      expect(await w.tree()).toEqual({ docs: 'docs as one file\n' });
+      expect(await w.mode('docs')).toBe(0o640);
+
+      const undone = await session.undoRewind();
+      expect(undone).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['docs', 'docs/index.md'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ 'docs/index.md': '# index\n' });
+      expect(await w.mode('docs/index.md')).toBe(0o600);
+
+      expect(await session.undoRewind()).toEqual({ undoId: undone.redoUndoId, redoUndoId: expect.any(String), restored: ['docs'], deleted: ['docs/index.md'], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ docs: 'docs as one file\n' });
+      expect(await w.mode('docs')).toBe(0o640);
+
+      expect(await history.rewind('m2')).toEqual({ messageId: 'm2', restored: ['docs/index.md'], deleted: ['docs'], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ 'docs/index.md': '# index\n' });
+      expect(await w.mode('docs/index.md')).toBe(0o600);
+    });
+
+    it('rewinds a folder that became a file: deletes the tracked file, recreates the folder and its files; undo and redo', async () => {
+      const w = workspace();
+      await w.write('lib/a.ts', 'export const a = 1;\n', 0o644);
+      await w.write('lib/b.sh', '#!/bin/sh\nexit 0\n', 0o755);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('lib/a.ts');
+      await history.trackEdit('lib/b.sh');
+      await w.fs.rm(w.path('lib'), { recursive: true, force: true });
+      await history.trackEdit('lib');
+      await w.write('lib', 'lib is one file now\n', 0o600);
+      await history.makeSnapshot('m2');
+      expect(history.state.snapshots[1]?.trackedFileBackups['lib/a.ts']).toMatchObject({ backupFileName: null, version: 2 });
+
+      const paths: string[][] = [];
+      const beforeWrite = async (touched: readonly string[]) => {
+        paths.push([...touched]);
+      };
+      expect(await history.rewind('m1', { beforeWrite })).toEqual({ messageId: 'm1', restored: ['lib/a.ts', 'lib/b.sh'], deleted: ['lib'], skipped: [], failed: [] });
+      expect(paths).toEqual([['lib', 'lib/a.ts', 'lib/b.sh']]);
+      expect(await w.tree()).toEqual({ 'lib/a.ts': 'export const a = 1;\n', 'lib/b.sh': '#!/bin/sh\nexit 0\n' });
+      expect(await w.mode('lib/a.ts')).toBe(0o644);
+      expect(await w.mode('lib/b.sh')).toBe(0o755);
+
+      expect(await history.rewind('m2')).toEqual({ messageId: 'm2', restored: ['lib'], deleted: ['lib/a.ts', 'lib/b.sh'], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ lib: 'lib is one file now\n' });
+      expect(await w.mode('lib')).toBe(0o600);
+
+      const session = new RewindSession({ history });
+      const rewound = await session.restore({ messageId: 'm1', mode: 'code' });
+      expect(rewound.code).toEqual({ messageId: 'm1', restored: ['lib/a.ts', 'lib/b.sh'], deleted: ['lib'], skipped: [], failed: [] });
+      expect(rewound.undoPoint?.entries).toEqual([
+        { path: 'lib', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 20 },
+        { path: 'lib/a.ts', kind: 'missing', backupFileName: null, mode: null },
+        { path: 'lib/b.sh', kind: 'missing', backupFileName: null, mode: null },
+      ]);
+      const undone = await session.undoRewind();
+      expect(undone).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['lib'], deleted: ['lib/a.ts', 'lib/b.sh'], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ lib: 'lib is one file now\n' });
+      expect(await w.mode('lib')).toBe(0o600);
+
+      expect(await session.undoRewind()).toEqual({ undoId: undone.redoUndoId, redoUndoId: expect.any(String), restored: ['lib', 'lib/a.ts', 'lib/b.sh'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ 'lib/a.ts': 'export const a = 1;\n', 'lib/b.sh': '#!/bin/sh\nexit 0\n' });
+      expect(await w.mode('lib/b.sh')).toBe(0o755);
+    });
+
+    it('never removes a folder holding untracked files: the file it replaced is skipped, the user files stay; undo', async () => {
+      const w = workspace();
+      await w.write('docs', 'docs as one file\n', 0o640);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('docs');
+      await history.trackEdit('docs/index.md');
+      await w.fs.unlink(w.path('docs'));
+      await w.write('docs/index.md', '# index\n', 0o600);
+      await w.write('docs/notes.txt', 'the user\'s own notes\n', 0o600);
+      await history.makeSnapshot('m2');
+
+      const session = new RewindSession({ history });
+      const rewound = await session.restore({ messageId: 'm1', mode: 'code' });
+      expect(rewound.code).toEqual({
+        messageId: 'm1',
+        restored: [],
+        deleted: ['docs/index.md'],
+        skipped: [{ path: 'docs', reason: 'a folder is at this path and holds what this rewind does not delete: notes.txt' }],
+        failed: [],
+      });
+      expect(rewound.undoPoint?.entries.map((entry) => entry.path)).toEqual(['docs/index.md']);
+      expect(await w.tree()).toEqual({ 'docs/notes.txt': "the user's own notes\n" });
+      expect(await w.mode('docs/notes.txt')).toBe(0o600);
+
+      expect(await session.undoRewind()).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['docs/index.md'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ 'docs/index.md': '# index\n', 'docs/notes.txt': "the user's own notes\n" });
+      expect(await w.mode('docs/index.md')).toBe(0o600);
+    });
+
+    it('an undo blocked by a folder holding user files fails that file, keeps its point and can be retried', async () => {
+      const w = workspace();
+      await w.write('lib/a.ts', 'export const a = 1;\n', 0o644);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('lib/a.ts');
+      await w.fs.rm(w.path('lib'), { recursive: true, force: true });
+      await history.trackEdit('lib');
+      await w.write('lib', 'lib is one file now\n', 0o600);
+      await history.makeSnapshot('m2');
+      const session = new RewindSession({ history });
+      const rewound = await session.restore({ messageId: 'm1', mode: 'code' });
+      expect(rewound.code).toEqual({ messageId: 'm1', restored: ['lib/a.ts'], deleted: ['lib'], skipped: [], failed: [] });
+      const undoId = rewound.undoPoint?.undoId as string;
+      await w.write('lib/user.txt', 'written by the user after the rewind\n', 0o600);
+
+      const blocked = await session.undoRewind();
+      expect(blocked.deleted).toEqual(['lib/a.ts']);
+      expect(blocked.failed.map((failure) => [failure.path, failure.error.message])).toEqual([
+        ['lib', 'lib: a folder that is not empty is at this path; move its files away and undo again'],
+      ]);
+      expect(await w.tree()).toEqual({ 'lib/user.txt': 'written by the user after the rewind\n' });
+      expect((await session.undoPoints()).map((point) => point.undoId)).toContain(undoId);
+
+      await w.fs.unlink(w.path('lib/user.txt'));
+      expect(await session.undoRewind(undoId)).toEqual({ undoId, redoUndoId: expect.any(String), restored: ['lib'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ lib: 'lib is one file now\n' });
+      expect(await w.mode('lib')).toBe(0o600);
+      expect((await session.undoPoints()).map((point) => point.undoId)).not.toContain(undoId);
     });
 
     it('replaces a symlink at a tracked path instead of writing through it', async () => {
