@@ -39,7 +39,7 @@ describe('fh demo', () => {
     const report = JSON.parse(result.stdout) as DemoJson;
     expect(report.ok).toBe(true);
     expect(report.requested).toBe(30);
-    expect(report.replayed).toBe(8);
+    expect(report.replayed).toBe(10);
     expect(report.baseCommit).toBeNull();
     expect(report.baseNote).toBe('the oldest commit is the root commit: starting from the empty tree');
     expect(report.turns.map((turn) => [turn.subject, turn.files, turn.insertions, turn.deletions, turn.skipped, turn.verified])).toEqual([
@@ -48,12 +48,14 @@ describe('fh demo', () => {
       ['rename docs, add a binary file', 2, 0, 0, [], true],
       ['rename with edits, delete the binary file', 2, 1, 0, [], true],
       ['retarget the symlink, executable bits on', 3, 2, 1, ['link'], true],
+      ['a folder becomes a file: bin', 2, 1, 2, [], true],
+      ['a file becomes a folder: bin', 2, 2, 1, [], true],
       ['empty a.txt', 1, 0, 3, [], true],
       ['main work', 1, 1, 0, [], true],
       ['after the merge', 2, 2, 0, [], true],
     ]);
     expect(report.turns.flatMap((turn) => turn.mismatches)).toEqual([]);
-    expect(report.trackedFiles).toBe(10);
+    expect(report.trackedFiles).toBe(11);
     expect(report.replayVerified).toBe(true);
     expect(report.undo).toEqual({ ms: expect.any(Number), verified: true, mismatches: [] });
     expect(report.workFolder).toBeNull();

@@ -184,7 +184,8 @@ export function run(command: string, args: readonly string[], cwd: string): Prom
 /**
  * A git repository whose history has every kind of change the demo replays: added, modified,
  * deleted, renamed (with and without edits), executable bit on and off, a binary file, a symlink
- * (skipped), and a merge on the first-parent chain. Returns its folder.
+ * (skipped), a folder that becomes a file and back, and a merge on the first-parent chain.
+ * Returns its folder.
  */
 export async function makeScenarioRepository(): Promise<string> {
   const repository = await tempFolder('fh-demo-repo-');
@@ -214,6 +215,12 @@ export async function makeScenarioRepository(): Promise<string> {
   await symlink('docs/README.md', join(repository, 'link'));
   await writeFiles(repository, { 'tool.sh': { content: '#!/bin/sh\n', mode: 0o755 }, 'bin/run.sh': { content: '#!/bin/sh\necho hi\n', mode: 0o755 } });
   commit('retarget the symlink, executable bits on');
+  await rm(join(repository, 'bin'), { recursive: true });
+  await writeFiles(repository, { bin: 'bin is one file now\n' });
+  commit('a folder becomes a file: bin');
+  await unlink(join(repository, 'bin'));
+  await writeFiles(repository, { 'bin/run.sh': { content: '#!/bin/sh\necho again\n', mode: 0o755 } });
+  commit('a file becomes a folder: bin');
   await writeFiles(repository, { 'a.txt': '' });
   commit('empty a.txt');
   git(repository, ['checkout', '-q', '-b', 'side']);

@@ -2,9 +2,10 @@
  * The replay behind `fh demo`: a git repository's last commits become agent turns in a temporary
  * workspace, then every checkpoint is rewound to and checked against git.
  *
- * Turn i: snapshot (message id i), then for every path commit i changes, `trackEdit` and apply the
- * change with git's bytes and executable bit. Checkpoint i therefore holds the tree of the commit
- * before commit i. Each rewind (newest checkpoint first) is followed by a comparison of every path
+ * Turn i: snapshot (message id i), then for every path commit i deletes, `trackEdit` and delete it,
+ * then for every path it writes, `trackEdit` and write it with git's bytes and executable bit (so
+ * a file that replaces a folder, or the reverse, is tracked once the other is gone, as an agent's
+ * edits would be). Checkpoint i therefore holds the tree of the commit before commit i. Each rewind (newest checkpoint first) is followed by a comparison of every path
  * the replay touched with git's tree at that checkpoint: presence, bytes, executable bit. Finally
  * the last rewind is undone and the workspace compared again.
  *
@@ -143,12 +144,13 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
           if (change.status === 'D' || change.status === 'R') removals.push(change.fromPath);
           if (change.status !== 'D') writes.push({ path: change.toPath, entry: { mode: change.toMode, id: change.toId } });
         }
-        const paths = [...new Set([...removals, ...writes.map((write) => write.path)])];
-        await forEachLimited(paths, async (path) => {
+        const track = async (path: string): Promise<void> => {
           await history.trackEdit(path);
           touched.add(path);
-        });
+        };
+        await forEachLimited(removals, track);
         await forEachLimited(removals, (path) => removeFile(workspace, path));
+        await forEachLimited(writes, ({ path }) => track(path));
         await forEachLimited(writes, ({ path, entry }) => writeEntry(workspace, path, entry, blobs));
         checkpoints.push({
           messageId,
@@ -307,7 +309,8 @@ async function compareOne(absolute: string, path: string, expected: TreeEntry | 
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     return expected === undefined ? undefined : `${path}: missing, git has it`;
   }
-  if (expected === undefined) return `${path}: exists, git does not have it`;
+  // A folder where git has no file (the file became a folder) is no file: as git has it.
+  if (expected === undefined) return stats.isDirectory() ? undefined : `${path}: exists, git does not have it`;
   if (!stats.isFile()) return `${path}: is not a regular file`;
   if (blobId(await readFile(absolute), format) !== expected.id) return `${path}: bytes differ from git`;
   const executable = (stats.mode & 0o100) !== 0;
