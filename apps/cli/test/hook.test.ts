@@ -195,3 +195,39 @@ describe('fh hook install', () => {
     expect(install.stderr).toContain("argument 'team' is invalid. Allowed choices are project, user.");
   });
 });
+
+describe('fh hook: which project', () => {
+  it("uses the session's recorded project, not the event's cwd subfolder", async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'f.txt': 'top level\n', 'sub/g.txt': 'in sub\n' });
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    const edit = JSON.stringify({
+      session_id: SESSION,
+      cwd: join(box.project, 'sub'),
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: join(box.project, 'f.txt'), old_string: 'top', new_string: 'TOP' },
+    });
+    const result = await runCli(['hook'], { home: box.home, cwd: join(box.project, 'sub'), input: edit });
+    expect(result).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    await writeFiles(box.project, { 'f.txt': 'TOP level\n' });
+    const list = await fhHome(box, ['list']);
+    const checkpoints = JSON.parse(list.stdout).checkpoints as Array<{ filesChanged: string[] }>;
+    expect(checkpoints[0]?.filesChanged).toEqual(['f.txt']);
+    const log = await readFile(join(box.home, '.fh', 'sessions', `${SESSION}.jsonl`), 'utf8');
+    const keys = log.trim().split('\n').map((line) => JSON.parse(line)).filter((record) => record.type === 'file-history-snapshot').map((record) => Object.keys(record.snapshot.trackedFileBackups));
+    expect(keys.at(-1)).toEqual(['f.txt']);
+  });
+
+  it('a project folder that does not exist: one stderr line, exit 0, nothing recorded', async () => {
+    const box = await sandbox();
+    const missing = join(box.project, 'gone');
+    const input = JSON.stringify({ session_id: SESSION, cwd: missing, hook_event_name: 'UserPromptSubmit', prompt: 'hi' });
+    expect(await runCli(['hook'], { home: box.home, cwd: box.project, input })).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `fh hook: project folder ${missing} (the event's cwd) does not exist; nothing recorded\n`,
+    });
+    await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
+  });
+});

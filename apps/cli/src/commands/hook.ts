@@ -11,13 +11,16 @@
  *   log, then the turn's snapshot is taken under that id.
  * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
  *
- * The session is the event's `session_id`; the project is `--project`, else `$CLAUDE_PROJECT_DIR`,
- * else the event's `cwd`. It prints nothing on stdout (an agent may add hook output to the model's
+ * The session is the event's `session_id`; the project is `--project`, else the project the session
+ * recorded (its `fh-session` record), else `$CLAUDE_PROJECT_DIR`, else the event's `cwd`. A project
+ * folder that does not exist is an error (nothing is recorded). It prints nothing on stdout (an agent may add hook output to the model's
  * context) and never blocks the agent: any error is logged to stderr and the exit code stays 0.
  */
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { TRACKED_TOOLS } from '../hook-tools.js';
@@ -79,23 +82,39 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   }
   const sessionId = event.session_id;
   if (typeof sessionId !== 'string' || sessionId === '') throw new Error('the hook event has no session_id');
+  if (checkpointingDisabled(environment)) return;
   const cwd = typeof event.cwd === 'string' && isAbsolute(event.cwd) ? event.cwd : (options.cwd ?? process.cwd());
-  const projectDirectory = environment.CLAUDE_PROJECT_DIR;
-  const projectRoot =
-    options.project !== undefined
-      ? resolve(cwd, options.project)
-      : projectDirectory !== undefined && projectDirectory !== ''
-        ? resolve(projectDirectory)
-        : cwd;
   const location = parseStoreUri(options.store ?? defaultStoreUri(environment), {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord }, { openFhHistory }, store] = await Promise.all([
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord }, { openFhHistory }, store] = await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
   ]);
+  const projectDirectory = environment.CLAUDE_PROJECT_DIR;
+  let projectRoot: string;
+  let projectSource: string;
+  if (options.project !== undefined) {
+    projectRoot = resolve(cwd, options.project);
+    projectSource = '--project';
+  } else {
+    const { records } = await store.sessionLog(sessionId).read();
+    const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
+    if (recorded !== undefined) {
+      projectRoot = resolve(recorded.projectRoot);
+      projectSource = `the project session ${sessionId} recorded`;
+    } else if (projectDirectory !== undefined && projectDirectory !== '') {
+      projectRoot = resolve(cwd, projectDirectory);
+      projectSource = 'CLAUDE_PROJECT_DIR';
+    } else {
+      projectRoot = cwd;
+      projectSource = "the event's cwd";
+    }
+  }
+  if (!(await isFolder(projectRoot))) throw new Error(`project folder ${projectRoot} (${projectSource}) does not exist; nothing recorded`);
+  if (path !== undefined && !isAbsolute(path) && !(await isFolder(cwd))) throw new Error(`the event's cwd ${cwd} does not exist; nothing recorded`);
   const onWarning = (message: string): void => {
     process.stderr.write(`fh hook: warning: ${message}\n`);
   };
@@ -131,6 +150,15 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     await history.makeSnapshot(messageId);
   } finally {
     await history.close();
+  }
+}
+
+/** True when `path` is an existing folder (following links). */
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 
