@@ -11,12 +11,13 @@
  *    `trackEdit` won meanwhile; then the now unused backup object is deleted (no orphan).
  *    Commits finishing together are applied in one batch (see `attach-backups.ts`).
  *
- * With no snapshot yet there is no turn to attach the backup to, and the seed returns without
- * doing anything (it logs "Missing most recent snapshot"); so does fh. A host makes a snapshot at
- * each user turn before the agent acts, so this only happens when a host skips that step.
+ * With no snapshot yet there is no turn to attach the backup to. The seed returns without doing
+ * anything (it logs "Missing most recent snapshot"), so the edit goes without a backup; fh throws
+ * `NotFoundError` instead, so a host that skipped `makeSnapshot` learns of it before the agent
+ * writes. A sub-agent handle (whose updater captures no state, seed 004 §8) still does nothing.
  */
 import { attachBackup } from './attach-backups.js';
-import { OutsideRootError } from './errors.js';
+import { NotFoundError, OutsideRootError } from './errors.js';
 import { createBackup } from './create-backup.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
@@ -26,8 +27,9 @@ import { isBackupReferenced, nextVersion } from './state-queries.js';
  * Call before an agent writes `path` (absolute, or relative to the project root). Resolves once the
  * backup exists and, when the context records snapshots, once the updated snapshot is durable in
  * the session log. Throws `OutsideRootError` naming the path if it lies outside the project root or
- * inside the store's own storage, `InvalidArgumentError` if it is a directory, and the store's or
- * log's errors; on any error the state is unchanged and no backup object is left behind.
+ * inside the store's own storage, `NotFoundError` if the session has no snapshot yet,
+ * `InvalidArgumentError` if it is a directory, and the store's or log's errors; on any error the
+ * state is unchanged and no backup object is left behind.
  */
 export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater, path: string, context: FileHistoryContext): Promise<void> {
   const trackingPath = toTrackingPath(context.projectRoot, path);
@@ -37,8 +39,14 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
   }
 
   const captured = captureState(updateState);
-  const mostRecent = captured?.snapshots.at(-1);
-  if (captured === undefined || mostRecent === undefined || mostRecent.trackedFileBackups[trackingPath] !== undefined) return;
+  if (captured === undefined) return;
+  const mostRecent = captured.snapshots.at(-1);
+  if (mostRecent === undefined) {
+    throw new NotFoundError(
+      `session "${context.sessionId}" has no snapshot yet, so ${trackingPath} cannot be backed up: make the turn's snapshot (makeSnapshot) before tracking edits`,
+    );
+  }
+  if (mostRecent.trackedFileBackups[trackingPath] !== undefined) return;
 
   const backup = await context.limit(() => createBackup(context, absolutePath, nextVersion(captured, trackingPath)));
 

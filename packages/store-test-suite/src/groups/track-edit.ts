@@ -1,5 +1,5 @@
 /** Issue 2 rule 1: trackEdit is three-phase, keeps v1, records null for new files, leaves no orphan. */
-import { OutsideRootError, restoreStateFromLog } from '@fh/core';
+import { NotFoundError, OutsideRootError, restoreStateFromLog } from '@fh/core';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../workspace.js';
 
@@ -69,12 +69,17 @@ export function trackEditTests(workspace: () => Workspace): void {
       expect(history.state.snapshots[0]?.trackedFileBackups['race.txt']).toMatchObject({ backupFileName: w.backupName('race.txt', 1), version: 1 });
     });
 
-    it('does nothing before the first snapshot, as the seed does (there is no turn to attach to)', async () => {
+    it('refuses before the first snapshot with NotFoundError (there is no turn to attach to) and writes nothing', async () => {
       const w = workspace();
       await w.write('early.txt', 'early\n');
       const history = await w.open();
-      await history.trackEdit('early.txt');
+      await expect(history.trackEdit('early.txt')).rejects.toThrow(NotFoundError);
+      await expect(history.trackEdit('early.txt')).rejects.toThrow(
+        `session "${w.sessionId}" has no snapshot yet, so early.txt cannot be backed up: make the turn's snapshot (makeSnapshot) before tracking edits`,
+      );
       expect(history.state).toEqual({ snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 });
+      expect(await w.backups()).toEqual({});
+      await history.forSubagent().trackEdit('early.txt');
       expect(await w.backups()).toEqual({});
     });
 
