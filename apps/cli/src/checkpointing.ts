@@ -5,3 +5,8 @@ export const DISABLE_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
 export function checkpointingDisabled(environment: NodeJS.ProcessEnv): boolean {
   return ['1', 'true'].includes((environment[DISABLE_VARIABLE] ?? '').trim().toLowerCase());
 }
+
+/** Throw (exit 1) when checkpointing is off, so `track` and `snapshot` never claim work they did not do. */
+export function assertCheckpointingEnabled(context: { environment: NodeJS.ProcessEnv }): void {
+  if (checkpointingDisabled(context.environment)) throw new Error(`file checkpointing is disabled (${DISABLE_VARIABLE})`);
+}

@@ -194,3 +194,23 @@ describe('fh resume and cleanup', () => {
     expect(result.stderr).toContain('--older-than must be a number of 0 or more, not "-3"');
   });
 });
+
+describe('fh track and snapshot before the first checkpoint, and while disabled', () => {
+  it('track before the session has a checkpoint fails with one line (exit 1) and tracks nothing', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    const result = await box.fh(['--session', 's', 'track', 'a.txt']);
+    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: 'fh: session s has no checkpoint yet: run fh snapshot <messageId> first\n' });
+    await expect(readdir(join(box.store, 'file-history', 's'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('track and snapshot say checkpointing is disabled instead of claiming work (exit 1)', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    const env = { FH_DISABLE_FILE_CHECKPOINTING: '1' };
+    const expected = { exitCode: 1, stdout: '', stderr: 'fh: file checkpointing is disabled (FH_DISABLE_FILE_CHECKPOINTING)\n' };
+    expect(await box.fh(['--session', 's', 'snapshot', 'm1'], { env })).toEqual(expected);
+    expect(await box.fh(['--session', 's', 'track', 'a.txt'], { env })).toEqual(expected);
+    await expect(readdir(box.store)).rejects.toThrow(/ENOENT/);
+  });
+});

@@ -231,3 +231,19 @@ describe('fh hook: which project', () => {
     await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('fh hook: PreToolUse before any prompt', () => {
+  it('takes a session-start checkpoint first, so the edit is backed up', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n' });
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    await writeFiles(box.project, { 'build.sh': 'echo build --verbose\n' });
+    const list = await fhHome(box, ['list']);
+    const checkpoints = JSON.parse(list.stdout).checkpoints as Array<{ messageId: string; filesChanged: string[] }>;
+    expect(checkpoints).toHaveLength(1);
+    expect(checkpoints[0]?.filesChanged).toEqual(['build.sh']);
+    const backups = await readdir(join(box.home, '.fh', 'file-history', SESSION));
+    expect(backups).toHaveLength(1);
+    expect(await readFile(join(box.home, '.fh', 'file-history', SESSION, backups[0] as string), 'utf8')).toBe('echo build\n');
+  });
+});

@@ -6,7 +6,8 @@
  *   tool_input.notebook_path)` before the tool writes. Edits made inside sub-agents are tracked
  *   too (they attach to the main turn's snapshot), so no edit goes unbacked. A file the latest
  *   snapshot already tracks needs nothing (trackEdit would not touch it), so that case is decided
- *   without taking the session lock: a snapshot made meanwhile tracks it too.
+ *   without taking the session lock: a snapshot made meanwhile tracks it too. With no snapshot
+ *   in the session yet, a session-start checkpoint (a new message id, no prompt) is taken first.
  * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
  *   log, then the turn's snapshot is taken under that id.
  * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
@@ -129,6 +130,9 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   try {
     if (!history.enabled) return;
     if (absolutePath !== undefined) {
+      // No snapshot yet (no prompt seen, e.g. hooks installed mid-session): take a session-start
+      // checkpoint first, so this edit has a turn to attach its backup to.
+      if (history.state.snapshots.length === 0) await history.makeSnapshot(randomUUID());
       await history.trackEdit(absolutePath);
       return;
     }

@@ -7,6 +7,7 @@
  * "snapshotSequence", "promptRecorded" }`.
  */
 import { userMessageRecord } from '@fh/core';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { openSession } from '../open-session.js';
@@ -19,6 +20,7 @@ export interface SnapshotOptions {
 /** Run `fh snapshot`. */
 export async function run(context: CommandContext, messageId: string, options: SnapshotOptions): Promise<void> {
   assertWritable(context, 'snapshot');
+  assertCheckpointingEnabled(context);
   const session = await openSession(context, { mustExist: false });
   try {
     if (options.prompt !== undefined) {

@@ -3,20 +3,26 @@
  * to the current folder or absolute, and must lie inside the project.
  *
  * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "failed": [{ "path", "error" }] }`.
- * Exit 3 when some paths failed and others were tracked; 1 when all failed.
+ * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
+ * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
 import { resolve } from 'node:path';
 import { toTrackingPath } from '@fh/core';
 import { PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import { openSession } from '../open-session.js';
 
 /** Run `fh track`. */
 export async function run(context: CommandContext, paths: string[]): Promise<number> {
   assertWritable(context, 'track');
+  assertCheckpointingEnabled(context);
   const session = await openSession(context, { mustExist: false });
   try {
+    if (session.history.state.snapshots.length === 0) {
+      throw new Error(`session ${session.sessionId} has no checkpoint yet: run fh snapshot <messageId> first`);
+    }
     const tracked: string[] = [];
     const failed: Array<{ path: string; error: string }> = [];
     let firstError: unknown;
