@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { BackupStore } from '@fh/core';
+import { UsageError } from './cli-errors.js';
 import { Output } from './output.js';
 import { defaultStoreUri, openStore, parseStoreUri, type StoreLocation } from './store-uri.js';
 
@@ -65,8 +66,9 @@ export class CommandContext {
     return claude.startsWith('~/') ? resolve(this.home, claude.slice(2)) : resolve(this.cwd, claude);
   }
 
-  /** The session id from `--session` or `FH_SESSION_ID`, or undefined. */
+  /** The session id from `--session` or `FH_SESSION_ID`, or undefined. `--session ''` is a usage error. */
   get sessionIdOption(): string | undefined {
+    if (this.options.session === '') throw new UsageError('--session needs a session id, not an empty string');
     const id = this.options.session ?? this.environment.FH_SESSION_ID;
     return id === undefined || id === '' ? undefined : id;
   }

@@ -214,3 +214,31 @@ describe('fh track and snapshot before the first checkpoint, and while disabled'
     await expect(readdir(box.store)).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('fh snapshot usage errors', () => {
+  it('a message id the session already has is a usage error naming it (exit 2); nothing is recorded', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1', '--prompt', 'first'])).exitCode).toBe(0);
+    const log = join(box.store, 'sessions', 's.jsonl');
+    const before = await readFile(log);
+    const again = await box.fh(['--session', 's', 'snapshot', 'm1', '--prompt', 'again']);
+    expect(again).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: session s already has a checkpoint with message id "m1": each turn needs a new id\n',
+    });
+    expect(await readFile(log)).toEqual(before);
+  });
+
+  it("--session '' is a usage error, not the latest session (exit 2)", async () => {
+    const box = await sandbox();
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1'])).exitCode).toBe(0);
+    expect(await box.fh(['--session', '', 'snapshot', 'm2'])).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: --session needs a session id, not an empty string\n',
+    });
+    expect(await box.fh(['--session', '', 'list'])).toMatchObject({ exitCode: 2, stdout: '' });
+  });
+});

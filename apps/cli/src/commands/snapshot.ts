@@ -3,10 +3,13 @@
  * `--prompt`, the prompt is first recorded in the session log as a user record whose uuid is the
  * message id, so `fh list` and conversation rewinds show it.
  *
+ * A message id the session already has a checkpoint for is a usage error (exit 2); nothing is recorded.
+ *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "timestamp", "files": [trackingPath…],
  * "snapshotSequence", "promptRecorded" }`.
  */
 import { userMessageRecord } from '@fh/core';
+import { UsageError } from '../cli-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
@@ -23,6 +26,12 @@ export async function run(context: CommandContext, messageId: string, options: S
   assertCheckpointingEnabled(context);
   const session = await openSession(context, { mustExist: false });
   try {
+    const taken =
+      session.history.state.snapshots.some((snapshot) => snapshot.messageId === messageId) ||
+      session.records.some((record) => record.type === 'file-history-snapshot' && record.messageId === messageId);
+    if (taken) {
+      throw new UsageError(`session ${session.sessionId} already has a checkpoint with message id ${JSON.stringify(messageId)}: each turn needs a new id`);
+    }
     if (options.prompt !== undefined) {
       const previous = session.records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
       await session.store.sessionLog(session.sessionId).append([
