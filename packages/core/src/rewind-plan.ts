@@ -3,10 +3,7 @@
  * rule 4). Shared by `rewind` (which then does it), `getDiffStats` (which counts lines) and
  * `hasAnyChanges` (which stops at the first difference). Planning only reads.
  *
- * The state of a file at the snapshot is the snapshot's entry for it; a file first tracked after
- * the snapshot takes its first later entry, the backup made just before the agent's first edit of
- * it — which is also how it was at the earlier snapshot, since nothing was editing it for the agent
- * then (the seed does the same with the file's v1).
+ * Which backup stands for each file at the snapshot is `snapshotFileBackups` (snapshot-targets.ts).
  *
  * A file that became a folder, or a folder that became a file, is planned across the change (a
  * rewind deletes first, then restores): a folder standing where the snapshot has a file is
@@ -19,7 +16,7 @@ import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from './error
 import type { FileHistoryContext } from './file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
-import { findSnapshot } from './state-queries.js';
+import { snapshotFileBackups } from './snapshot-targets.js';
 import { mapWithWorkers } from './worker-pool.js';
 import type { BackupInfo, FsStats } from './store.js';
 import type { FileHistoryBackup, FileHistoryState } from './types.js';
@@ -73,23 +70,16 @@ export function rewindTargets(
   context: FileHistoryContext,
   paths?: readonly string[],
 ): RewindTarget[] {
-  const snapshot = findSnapshot(state, messageId);
-  if (snapshot === undefined) throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}`);
-  const index = state.snapshots.lastIndexOf(snapshot);
-  const tracked = new Set([...state.trackedFiles, ...Object.keys(snapshot.trackedFileBackups)]);
-  let selected = [...tracked];
-  if (paths !== undefined) {
-    selected = [];
-    for (const path of paths) {
-      const trackingPath = toTrackingPath(context.projectRoot, path);
-      if (!tracked.has(trackingPath)) throw new InvalidArgumentError(`${path} is not a tracked file`);
-      selected.push(trackingPath);
-    }
+  const backups = snapshotFileBackups(state, messageId);
+  if (backups === undefined) throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}`);
+  if (paths === undefined) return [...backups].map(([path, backup]) => ({ path, backup }));
+  const selected = new Set<string>();
+  for (const path of paths) {
+    const trackingPath = toTrackingPath(context.projectRoot, path);
+    if (!backups.has(trackingPath)) throw new InvalidArgumentError(`${path} is not a tracked file`);
+    selected.add(trackingPath);
   }
-  return [...new Set(selected)].sort().map((path) => ({
-    path,
-    backup: snapshot.trackedFileBackups[path] ?? firstBackupAfter(state, index, path),
-  }));
+  return [...selected].sort().map((path) => ({ path, backup: backups.get(path) }));
 }
 
 /**
@@ -281,15 +271,6 @@ async function lstatOrUndefined(context: FileHistoryContext, absolutePath: strin
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
-}
-
-/** The first entry for `path` in a snapshot after index `index`: its state before the agent first touched it. */
-function firstBackupAfter(state: FileHistoryState, index: number, path: string): FileHistoryBackup | undefined {
-  for (let later = index + 1; later < state.snapshots.length; later += 1) {
-    const backup = state.snapshots[later]?.trackedFileBackups[path];
-    if (backup !== undefined) return backup;
-  }
-  return undefined;
 }
 
 function asError(error: unknown): Error {
