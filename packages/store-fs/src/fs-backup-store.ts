@@ -270,7 +270,7 @@ export class FsBackupStore implements BackupStore {
       });
     } catch (error) {
       if (errnoCode(error) === 'ELOCKED') {
-        throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath})`, {
+        throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath}); a lock left by a process that died goes stale after ${this.lockStaleMs / 1000} s`, {
           cause: error,
         });
       }

@@ -56,7 +56,7 @@ describe('session locks', () => {
     const error = await other.lockSession('s1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(LockedError);
     expect((error as Error).message).toBe(
-      `session "s1" is locked: another process or handle has it open (${join(root, 'locks', 's1.lock')})`,
+      `session "s1" is locked: another process or handle has it open (${join(root, 'locks', 's1.lock')}); a lock left by a process that died goes stale after 10 s`,
     );
     await lock.release();
     await lock.release();

@@ -140,7 +140,7 @@ describe('two processes: record in one, resume and rewind in another', () => {
       const error = await FileHistory.open({ projectRoot, sessionId: OLD_SESSION, store }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(LockedError);
       expect((error as Error).message).toBe(
-        `session "${OLD_SESSION}" is locked: another process or handle has it open (${join(storeRoot, 'locks', `${OLD_SESSION}.lock`)})`,
+        `session "${OLD_SESSION}" is locked: another process or handle has it open (${join(storeRoot, 'locks', `${OLD_SESSION}.lock`)}); a lock left by a process that died goes stale after 10 s`,
       );
     } finally {
       holder.stdin.end();
