@@ -27,6 +27,14 @@ export class PartialFailureError extends Error {
   }
 }
 
+/** "2 files could not be rewound (1 failed, 1 skipped)" ("1 file could not be rewound" with none skipped): the headline of a partly done rewind or undo. */
+export function partialMessage(failed: number, skipped: number, done: string): string {
+  const total = failed + skipped;
+  const parts = [...(failed > 0 ? [`${failed} failed`] : []), ...(skipped > 0 ? [`${skipped} skipped`] : [])];
+  const headline = `${total} file${total === 1 ? '' : 's'} could not be ${done}`;
+  return skipped === 0 ? headline : `${headline} (${parts.join(', ')})`;
+}
+
 /** What {@link describeError} makes of an error: the exit code and the lines for stderr. */
 export interface DescribedError {
   exitCode: number;

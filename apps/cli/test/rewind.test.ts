@@ -157,3 +157,21 @@ describe('fh fork', () => {
     await expect(stat(join(box.project, 'gen.txt'))).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('fh rewind: skipped files', () => {
+  it('a folder standing at a tracked path is skipped, named, and the exit code is 3 (partly done)', async () => {
+    const box = await session();
+    await unlink(join(box.project, 'lib.txt'));
+    await writeFiles(box.project, { 'lib.txt/keep.txt': 'mine\n' });
+    const { result, json } = await box.fhJson<Record<string, any>>(['--session', SESSION, 'rewind', 'p1', '--mode', 'code', '--yes']);
+    expect(result.exitCode).toBe(3);
+    expect(json.code.skipped.map((entry: { path: string }) => entry.path)).toEqual(['lib.txt']);
+    expect(json.code.restored).toEqual(['app.sh']);
+    const reason = json.code.skipped[0].reason as string;
+    expect(result.stderr).toBe(`fh: 1 file could not be rewound (1 skipped)\n  lib.txt: skipped: ${reason}\n`);
+    expect(await readFile(join(box.project, 'lib.txt', 'keep.txt'), 'utf8')).toBe('mine\n');
+    const human = await box.fh(['--session', SESSION, 'rewind', 'p1', '--mode', 'code', '--yes']);
+    expect(human.exitCode).toBe(3);
+    expect(human.stdout).toContain(`  skipped   lib.txt: ${reason}\n`);
+  });
+});

@@ -19,7 +19,7 @@
  * "preview": DiffStats & { "changedSinceLatestSnapshot" } | null, "undoId": string | null,
  * "conversation": { "conversationId", "removedMessageIds", "prompt": { "text", "mode", "images",
  * "permissionMode" } } | null }`; the menu's "never mind" gives `{ "messageId": null, "mode":
- * "nevermind" }`. Exit 3 when some files could not be rewound (each is named).
+ * "nevermind" }`. Exit 3 when some files could not be rewound or were skipped (each is named).
  */
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
@@ -32,7 +32,7 @@ import {
   type PromptForResubmit,
   type RewindSession,
 } from '@fh/core';
-import { PartialFailureError, UsageError } from '../cli-errors.js';
+import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import { plural } from '../format.js';
@@ -144,8 +144,11 @@ export async function run(context: CommandContext, messageIdArgument: string | u
             ]),
       ],
     );
-    if (code !== null && code.failed.length > 0) {
-      throw new PartialFailureError(`${code.failed.length} file${code.failed.length === 1 ? '' : 's'} could not be rewound`, code.failed);
+    if (code !== null && (code.failed.length > 0 || code.skipped.length > 0)) {
+      throw new PartialFailureError(partialMessage(code.failed.length, code.skipped.length, 'rewound'), [
+        ...code.failed,
+        ...code.skipped.map((entry) => ({ path: entry.path, error: `skipped: ${entry.reason}` })),
+      ]);
     }
   } finally {
     await session.close();

@@ -5,9 +5,9 @@
  *
  * JSON: `{ "sessionId", "projectRoot", "undoId", "redoUndoId", "restored", "deleted",
  * "skipped": [{ "path", "reason" }], "failed": [{ "path", "error" }] }`. Exit 3 when some files
- * could not be put back (each is named; the undo point stays, so it can be tried again).
+ * could not be put back or were skipped (each is named; the undo point stays, so it can be tried again).
  */
-import { PartialFailureError } from '../cli-errors.js';
+import { partialMessage, PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { openSession } from '../open-session.js';
 import { rewindSessionFor } from '../rewind-session.js';
@@ -38,7 +38,12 @@ export async function run(context: CommandContext): Promise<void> {
         ...(result.redoUndoId === null ? [] : ['Run fh undo again to redo the rewind.']),
       ],
     );
-    if (failed.length > 0) throw new PartialFailureError(`${failed.length} file${failed.length === 1 ? '' : 's'} could not be put back`, failed);
+    if (failed.length > 0 || result.skipped.length > 0) {
+      throw new PartialFailureError(partialMessage(failed.length, result.skipped.length, 'put back'), [
+        ...failed,
+        ...result.skipped.map((entry) => ({ path: entry.path, error: `skipped: ${entry.reason}` })),
+      ]);
+    }
   } finally {
     await session.close();
   }
