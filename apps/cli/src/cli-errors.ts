@@ -1,8 +1,9 @@
 /**
  * How `fh` fails: exit codes and the one-line messages it prints instead of stack traces.
  *
- * Exit codes: 0 success, 1 failure, 2 usage error (bad option, missing argument, a refusal to
- * prompt without a terminal), 3 partly done (some files failed; each is named).
+ * Exit codes: 0 success, 1 failure, 2 usage error (no command, bad option, missing argument, a bad
+ * argument value (FH_INVALID_ARGUMENT), a refusal to prompt without a terminal), 3 partly done
+ * (some files failed or were skipped; each is named).
  */
 
 /** Process exit codes of `fh`. */
@@ -64,7 +65,9 @@ export function describeError(error: unknown): DescribedError {
     const details = Array.isArray(missing)
       ? missing.map((entry) => `${entry.path}: backup ${entry.backupFileName} ${entry.reason}`)
       : [];
-    return { exitCode: ExitCode.failure, code: error.code, message: error.message, details };
+    // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`) is a usage error.
+    const exitCode = error.code === 'FH_INVALID_ARGUMENT' ? ExitCode.usage : ExitCode.failure;
+    return { exitCode, code: error.code, message: error.message, details };
   }
   if (error instanceof Error) {
     const errno = (error as { code?: unknown }).code;

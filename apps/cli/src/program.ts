@@ -178,6 +178,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     const json = context?.output.json ?? argv.includes('--json');
     if (error instanceof CommanderError) {
+      // `fh` with no command prints the help on stderr (commander.help with a non-zero exit code):
+      // a usage error. `fh --help`, `fh help` and `--version` succeed.
+      if (error.code === 'commander.help' && error.exitCode !== 0) return ExitCode.usage;
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
         return ExitCode.ok;
       }

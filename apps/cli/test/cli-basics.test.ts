@@ -76,3 +76,30 @@ describe('fh: global behaviour', () => {
     expect(vetoed.stderr).not.toContain('\u001b[');
   });
 });
+
+describe('usage exit codes', () => {
+  it('bare fh prints the help on stderr and exits 2', async () => {
+    const box = await sandbox();
+    const result = await runCli([], { home: box.home, cwd: box.project });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Usage: fh \[options\] \[command\]\n/);
+  });
+
+  it('bad argument values (FH_INVALID_ARGUMENT) exit 2', async () => {
+    const box = await sandbox();
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1', '--prompt', 'hi'])).exitCode).toBe(0);
+    expect(await box.fh(['--session', '../x', 'list'])).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: sessionId must be a single path segment (not empty, not "." or "..", no "/", "\\" or NUL): "../x"\n',
+    });
+    expect(await box.fh(['--session', 's', 'snapshot', ''])).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: messageId must be a non-empty string, got ""\n' });
+    expect(await box.fh(['resume', 's', '--to', 's'])).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: cannot resume session s into itself; give a new session id\n' });
+    expect((await box.fh(['--session', 's', 'fork', 'm1', '--to', '../bad'])).exitCode).toBe(2);
+    expect((await box.fh(['--session', 's', 'rewind', 'm1', '--mode', 'conversation', '--paths', 'a.txt', '--yes'])).exitCode).toBe(2);
+    const json = await box.fhJson<{ error: { code: string } }>(['--session', '../x', 'list']);
+    expect(json.result.exitCode).toBe(2);
+    expect(json.json.error.code).toBe('FH_INVALID_ARGUMENT');
+  });
+});
