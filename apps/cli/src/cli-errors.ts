@@ -5,6 +5,7 @@
  * argument value (FH_INVALID_ARGUMENT), a refusal to prompt without a terminal), 3 partly done
  * (some files failed or were skipped; each is named).
  */
+import { displayPath } from './format.js';
 
 /** Process exit codes of `fh`. */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, partial: 3 } as const;
@@ -57,13 +58,13 @@ export function describeError(error: unknown): DescribedError {
       exitCode: ExitCode.partial,
       code: 'FH_PARTIAL',
       message: error.message,
-      details: error.failures.map((failure) => `${failure.path}: ${failure.error}`),
+      details: error.failures.map((failure) => `${displayPath(failure.path)}: ${failure.error}`),
     };
   }
   if (isFhError(error)) {
     const missing = (error as { missing?: ReadonlyArray<{ path: string; backupFileName: string; reason: string }> }).missing;
     const details = Array.isArray(missing)
-      ? missing.map((entry) => `${entry.path}: backup ${entry.backupFileName} ${entry.reason}`)
+      ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} ${entry.reason}`)
       : [];
     // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`) is a usage error.
     const exitCode = error.code === 'FH_INVALID_ARGUMENT' ? ExitCode.usage : ExitCode.failure;

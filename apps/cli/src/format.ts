@@ -29,3 +29,14 @@ export function excerpt(text: string, width = 60): string {
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
+
+/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
+/**
+ * A path for human output: as it is, or JSON-quoted (`"new\nline.txt"`) when it holds a control
+ * character, so every file stays on one line and no escape sequence reaches the terminal.
+ */
+export function displayPath(path: string): string {
+  return CONTROL_CHARACTER.test(path) ? JSON.stringify(path) : path;
+}

@@ -1,5 +1,6 @@
 /** Human rendering of diff stats (what a rewind would change), shared by diff, list, rewind and the menu. */
 import type { DiffStats, FileDiffStat } from '@fh/core';
+import { displayPath } from './format.js';
 import type { Colors } from './output.js';
 
 /** `+12 -3`, coloured. */
@@ -25,7 +26,7 @@ export function renderFileLines(stats: DiffStats, colors: Colors): string[] {
         : file.modeOnly === true
           ? 'mode only'
           : formatLineCounts(file.insertions, file.deletions, colors);
-    return `  ${REWIND_ACTION[file.status].padEnd(width)}  ${file.path}  ${counts}`;
+    return `  ${REWIND_ACTION[file.status].padEnd(width)}  ${displayPath(file.path)}  ${counts}`;
   });
 }
 
@@ -38,7 +39,7 @@ export function renderDiffStats(stats: DiffStats, colors: Colors, what: string):
       : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)})`,
     ...renderFileLines(stats, colors),
   ];
-  for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${skipped.path}: ${skipped.reason}`);
-  for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${failed.path}: ${failed.reason}`);
+  for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${displayPath(skipped.path)}: ${skipped.reason}`);
+  for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${displayPath(failed.path)}: ${failed.reason}`);
   return lines;
 }

@@ -94,11 +94,11 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     expect(human.stdout).toBe('Rewinding to m2 would change 1 file (+2 -1)\n  modify  a.txt  +2 -1\n');
   });
 
-  it('diff --paths narrows to the named files; an untracked path is named in the error', async () => {
+  it('diff --paths narrows to the named files; an untracked path is named in the error (a bad argument: exit 2)', async () => {
     const { json } = await box.fhJson<{ filesChanged: string[] }>(['--session', SESSION, 'diff', 'm1', '--paths', 'c.txt']);
     expect(json.filesChanged).toEqual(['c.txt']);
     const bad = await box.fh(['--session', SESSION, 'diff', 'm1', '--paths', 'nope.txt']);
-    expect(bad.exitCode).toBe(1);
+    expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toBe(`fh: ${join(box.project, 'nope.txt')} is not a tracked file\n`);
   });
 
@@ -240,5 +240,24 @@ describe('fh snapshot usage errors', () => {
       stderr: 'fh: --session needs a session id, not an empty string\n',
     });
     expect(await box.fh(['--session', '', 'list'])).toMatchObject({ exitCode: 2, stdout: '' });
+  });
+});
+
+describe('paths with control characters in human output', () => {
+  it('are printed JSON-quoted, one file per line; JSON output keeps the raw path', async () => {
+    const box = await sandbox();
+    const name = 'new\nline.txt';
+    await writeFiles(box.project, { [name]: 'one\n', 'plain.txt': 'p\n' });
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1'])).exitCode).toBe(0);
+    const tracked = await box.fh(['--session', 's', 'track', name, 'plain.txt']);
+    expect(tracked).toEqual({ exitCode: 0, stdout: 'tracked "new\\nline.txt"\ntracked plain.txt\n', stderr: '' });
+    await writeFiles(box.project, { [name]: 'two\n' });
+    const diff = await box.fh(['--session', 's', 'diff', 'm1']);
+    expect(diff.stdout.split('\n')).toContain('  modify  "new\\nline.txt"  +1 -1');
+    const { json } = await box.fhJson<{ files: Array<{ path: string }> }>(['--session', 's', 'diff', 'm1']);
+    expect(json.files.map((file) => file.path)).toEqual([name]);
+    const rewind = await box.fh(['--session', 's', 'rewind', 'm1', '--yes']);
+    expect(rewind.exitCode).toBe(0);
+    expect(rewind.stdout).toContain('  restored  "new\\nline.txt"\n');
   });
 });

@@ -35,7 +35,7 @@ import {
 import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
-import { plural } from '../format.js';
+import { displayPath, plural } from '../format.js';
 import { renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
 import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
@@ -104,7 +104,7 @@ export async function run(context: CommandContext, messageIdArgument: string | u
       const summary = preview === null ? [] : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${messageId}`);
       for (const line of summary) context.output.line(line);
       if (preview !== null && preview.changedSinceLatestSnapshot.length > 0) {
-        context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.join(', ')}`));
+        context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.map(displayPath).join(', ')}`));
       }
       if (!(await confirm(`Rewind ${mode === 'both' ? 'code and conversation' : mode} to ${messageId}? [y/N] `))) {
         context.output.line('Nothing changed.');
@@ -128,9 +128,9 @@ export async function run(context: CommandContext, messageIdArgument: string | u
           ? []
           : [
               `Rewound the code to ${messageId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}`,
-              ...code.restored.map((path) => `  restored  ${path}`),
-              ...code.deleted.map((path) => `  deleted   ${path}`),
-              ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${entry.path}: ${entry.reason}`),
+              ...code.restored.map((path) => `  restored  ${displayPath(path)}`),
+              ...code.deleted.map((path) => `  deleted   ${displayPath(path)}`),
+              ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${entry.reason}`),
             ]),
         ...(undoId === null ? [] : [colors.dim('Undo with: fh undo')]),
         ...(conversation === null

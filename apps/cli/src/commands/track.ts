@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { toTrackingPath } from '@fh/core';
 import { PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { displayPath } from '../format.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import { openSession } from '../open-session.js';
@@ -38,7 +39,7 @@ export async function run(context: CommandContext, paths: string[]): Promise<num
     }
     if (tracked.length === 0 && firstError !== undefined) throw firstError;
     context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, tracked, failed }, () =>
-      tracked.map((path) => `tracked ${path}`),
+      tracked.map((path) => `tracked ${displayPath(path)}`),
     );
     if (failed.length > 0) throw new PartialFailureError(`${failed.length} of ${paths.length} paths were not tracked`, failed);
     return 0;

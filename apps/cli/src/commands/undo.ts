@@ -9,6 +9,7 @@
  */
 import { partialMessage, PartialFailureError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { displayPath } from '../format.js';
 import { openSession } from '../open-session.js';
 import { rewindSessionFor } from '../rewind-session.js';
 
@@ -32,9 +33,9 @@ export async function run(context: CommandContext): Promise<void> {
       },
       () => [
         `Undid the last rewind: ${result.restored.length} restored, ${result.deleted.length} deleted`,
-        ...result.restored.map((path) => `  restored  ${path}`),
-        ...result.deleted.map((path) => `  deleted   ${path}`),
-        ...result.skipped.map((entry) => `  skipped   ${entry.path}: ${entry.reason}`),
+        ...result.restored.map((path) => `  restored  ${displayPath(path)}`),
+        ...result.deleted.map((path) => `  deleted   ${displayPath(path)}`),
+        ...result.skipped.map((entry) => `  skipped   ${displayPath(entry.path)}: ${entry.reason}`),
         ...(result.redoUndoId === null ? [] : ['Run fh undo again to redo the rewind.']),
       ],
     );

@@ -15,7 +15,7 @@
 import { Box, render, Text, useApp, useInput } from 'ink';
 import { useEffect, useReducer } from 'react';
 import type { RewindPreview } from '@fh/core';
-import { excerpt, formatTime } from '../format.js';
+import { displayPath, excerpt, formatTime } from '../format.js';
 import { REWIND_ACTION } from '../render-stats.js';
 
 /** What a rewind can restore. */
@@ -122,7 +122,7 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
           </Text>
           {stats.files.slice(0, 12).map((file) => (
             <Text key={file.path}>
-              {`  ${REWIND_ACTION[file.status].padEnd(7)} ${file.path}  `}
+              {`  ${REWIND_ACTION[file.status].padEnd(7)} ${displayPath(file.path)}  `}
               <Text color="green">{file.binary ? '' : `+${file.insertions}`}</Text>
               <Text> </Text>
               <Text color="red">{file.binary ? 'binary' : `-${file.deletions}`}</Text>
@@ -133,7 +133,7 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
             <Text color="yellow">{`Changed since the last checkpoint (saved first, so fh undo brings them back): ${stats.changedSinceLatestSnapshot.join(', ')}`}</Text>
           ) : null}
           {(stats.failed ?? []).map((failure) => (
-            <Text key={`failed-${failure.path}`} color="red">{`  cannot restore ${failure.path}: ${failure.reason}`}</Text>
+            <Text key={`failed-${failure.path}`} color="red">{`  cannot restore ${displayPath(failure.path)}: ${failure.reason}`}</Text>
           ))}
         </Box>
       ) : null}
