@@ -58,7 +58,7 @@ export function describeError(error: unknown): DescribedError {
       exitCode: ExitCode.partial,
       code: 'FH_PARTIAL',
       message: error.message,
-      details: error.failures.map((failure) => `${displayPath(failure.path)}: ${failure.error}`),
+      details: error.failures.map((failure) => detailLine(failure.path, failure.error)),
     };
   }
   if (isFhError(error)) {
@@ -89,4 +89,10 @@ function isFhError(error: unknown): error is Error & { code: string } {
     error !== null &&
     (error as Record<symbol, unknown>)[Symbol.for('@fh/core.error')] === true
   );
+}
+
+/** `path: error`, without naming the path twice when the error text already starts with it. */
+function detailLine(path: string, error: string): string {
+  const text = error.startsWith(`${path}: `) ? error.slice(path.length + 2) : error;
+  return `${displayPath(path)}: ${text}`;
 }

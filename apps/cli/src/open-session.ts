@@ -17,6 +17,7 @@ import {
   type LogRecord,
 } from '@fh/core';
 import type { ClaudeCodeStore } from '@fh/store-fs';
+import { assertClaudeFolder } from './claude-guard.js';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './context.js';
 import { openFhHistory } from './fh-history.js';
@@ -90,6 +91,7 @@ async function latestFhSession(context: CommandContext, store: BackupStore): Pro
 }
 
 async function openClaudeSession(context: CommandContext, configDir: string): Promise<OpenedSession> {
+  await assertClaudeFolder(configDir);
   const { ClaudeCodeStore } = await import('@fh/store-fs');
   const claudeStore = new ClaudeCodeStore({ configDir, projectRoot: context.projectRoot });
   let sessionId = context.sessionIdOption;

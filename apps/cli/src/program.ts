@@ -44,8 +44,9 @@ function parsePositiveInteger(name: string) {
 
 function parseNonNegativeNumber(name: string) {
   return (value: string): number => {
+    // Plain decimals only: Number() would also take "0x10", "1e3", " 5" and "Infinity".
+    if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError(`${name} must be a number of 0 or more, not "${value}"`);
     const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new InvalidArgumentError(`${name} must be a number of 0 or more, not "${value}"`);
     return number;
   };
 }

@@ -106,7 +106,7 @@ describe('fh --claude on a Claude Code session', () => {
     for (const args of [['track', 'app.js'], ['snapshot', 'x'], ['cleanup'], ['resume', CLAUDE_SESSION]]) {
       const result = await fh(['--session', CLAUDE_SESSION, ...args]);
       expect(result.exitCode).toBe(2);
-      expect(result.stderr).toBe(`fh: fh ${args[0]} writes to the session; with --claude only rewind and fork may write (Claude Code data is read-only)\n`);
+      expect(result.stderr).toBe(`fh: ${args[0]} writes to the session; with --claude only rewind and fork may write (Claude Code data is read-only)\n`);
     }
     await claudeUnchanged();
   });

@@ -1,4 +1,4 @@
-import { readdir, readFile, utimes } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sandbox, writeFiles, type Sandbox } from './helpers.js';
@@ -259,5 +259,50 @@ describe('paths with control characters in human output', () => {
     const rewind = await box.fh(['--session', 's', 'rewind', 'm1', '--yes']);
     expect(rewind.exitCode).toBe(0);
     expect(rewind.stdout).toContain('  restored  "new\\nline.txt"\n');
+  });
+});
+
+describe('one-line errors without repeats, strict numbers, a missing --claude folder', () => {
+  it('a failed backup is named once per line: "b.txt: its backup at this snapshot failed: ..." (exit 3)', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1'])).exitCode).toBe(0);
+    expect((await box.fh(['--session', 's', 'track', 'a.txt', 'b.txt'])).exitCode).toBe(0);
+    await writeFiles(box.project, { 'a.txt': 'a2\n', 'b.txt': 'b2\n' });
+    // Mark b.txt's backup in m1 as failed, as makeSnapshot records an unreadable file.
+    const logPath = join(box.store, 'sessions', 's.jsonl');
+    const lines = (await readFile(logPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+    for (const record of lines) {
+      if (record.type === 'file-history-snapshot' && record.snapshot.trackedFileBackups['b.txt'] !== undefined) {
+        record.snapshot.trackedFileBackups['b.txt'].error = 'EACCES: permission denied';
+      }
+      if (record.type === 'file-history-delta' && record.trackingPath === 'b.txt') record.backup.error = 'EACCES: permission denied';
+    }
+    await writeFile(logPath, `${lines.map((record) => JSON.stringify(record)).join('\n')}\n`);
+    const result = await box.fh(['--session', 's', 'rewind', 'm1', '--yes']);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toBe('fh: 1 file could not be rewound\n  b.txt: its backup at this snapshot failed: EACCES: permission denied\n');
+  });
+
+  it('cleanup --older-than takes plain decimal numbers only (exit 2)', async () => {
+    const box = await sandbox();
+    for (const value of ['0x10', '1e3', ' 5', 'Infinity', '']) {
+      expect(await box.fh(['cleanup', '--older-than', value, '--dry-run'])).toMatchObject({ exitCode: 2, stdout: '' });
+    }
+    const hex = await box.fh(['cleanup', '--older-than', '0x10']);
+    expect(hex.stderr).toContain('--older-than must be a number of 0 or more, not "0x10"');
+    expect((await box.fh(['cleanup', '--older-than', '0', '--dry-run'])).exitCode).toBe(0);
+    expect((await box.fh(['cleanup', '--older-than', '1.5', '--dry-run'])).exitCode).toBe(0);
+  });
+
+  it('--claude with a folder that does not exist fails naming it (exit 1)', async () => {
+    const box = await sandbox();
+    const missing = join(box.home, 'no-such-claude');
+    expect(await box.fh(['--claude', missing, 'sessions'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `fh: Claude Code folder ${missing} does not exist (--claude)\n`,
+    });
+    expect((await box.fh(['--claude', missing, '--session', 'x', 'list'])).stderr).toBe(`fh: Claude Code folder ${missing} does not exist (--claude)\n`);
   });
 });

@@ -34,7 +34,7 @@ describe('fh rewind', () => {
     });
     const menu = await box.fh(['--session', SESSION, 'rewind']);
     expect(menu.exitCode).toBe(2);
-    expect(menu.stderr).toBe('fh: fh rewind needs a message id when there is no terminal to show the menu on (fh list shows them)\n');
+    expect(menu.stderr).toBe('fh: rewind needs a message id when there is no terminal to show the menu on (fh list shows them)\n');
     expect(await readTree(box.project)).toEqual(before);
   });
 

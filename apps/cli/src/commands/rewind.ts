@@ -63,7 +63,7 @@ export async function run(context: CommandContext, messageIdArgument: string | u
     let confirmed = options.yes === true;
     if (messageId === undefined) {
       if (!isInteractive(context)) {
-        throw new UsageError('fh rewind needs a message id when there is no terminal to show the menu on (fh list shows them)');
+        throw new UsageError('rewind needs a message id when there is no terminal to show the menu on (fh list shows them)');
       }
       const { runRewindMenu } = await import('../menu/rewind-menu.js');
       const choice = await runRewindMenu(await menuEntries(session, rewinder));

@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseFhSessionRecord, restoreStateFromLog, type BackupStore } from '@fh/core';
+import { assertClaudeFolder } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { renderTable } from '../output.js';
 import { describeStoreLocation } from '../store-uri.js';
@@ -61,6 +62,7 @@ async function fhRows(context: CommandContext): Promise<{ rows: SessionRow[]; so
 }
 
 async function claudeRows(context: CommandContext, configDir: string): Promise<{ rows: SessionRow[]; source: string }> {
+  await assertClaudeFolder(configDir);
   const { ClaudeCodeStore } = await import('@fh/store-fs');
   const store = new ClaudeCodeStore({ configDir });
   const sessions = await store.listClaudeSessions();
