@@ -38,11 +38,10 @@ import {
   type WorkspaceFs,
   translateFsError,
 } from '@fh/core';
-import * as nodeFsPromises from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
-import { FsBackupStore } from './fs-backup-store.js';
+import { FsBackupStore, nodeFileSystem } from './fs-backup-store.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { validateName } from './names.js';
 
@@ -168,7 +167,7 @@ export class ClaudeCodeStore implements BackupStore {
     }
     this.configDir = resolve(options.configDir);
     this.projectRoot = options.projectRoot === undefined ? undefined : resolve(options.projectRoot);
-    this.fs = options.fileSystem ?? nodeFsPromises;
+    this.fs = options.fileSystem ?? nodeFileSystem;
     this.backups = new FsBackupStore({ root: this.configDir, fileSystem: this.fs });
     this.workspaceFs = this.backups.workspaceFs;
   }

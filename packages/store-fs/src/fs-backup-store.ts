@@ -12,6 +12,12 @@
  * temp name, chmod'ed to the source's permission bits, then hard-linked to its final name, which
  * fails if the name exists: an existing backup is never opened for writing again. Backup bytes are
  * not fsynced (the rewind checks each backup's size before touching anything).
+ *
+ * Metadata calls on single paths (stat, lstat, link, unlink, rename) are synchronous: each is one
+ * system call of a few microseconds on a local disk, where the `fs/promises` twin costs a
+ * thread-pool round trip of 40–60 µs, so a backup costs about one async copy instead of five
+ * async calls. Copies, reads, writes, fsync, folder listings and recursive removals stay async.
+ * On a network file system each sync call blocks the event loop for one server round trip.
  */
 import {
   ConflictError,
@@ -32,13 +38,22 @@ import {
   translateSourceError,
 } from '@fh/core';
 import { randomBytes } from 'node:crypto';
-import { constants, realpathSync } from 'node:fs';
+import { constants, linkSync, lstatSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { TEMP_PREFIX, validateName } from './names.js';
+
+/** `node:fs/promises` with the synchronous metadata calls of `node:fs`: the store's default file system. */
+export const nodeFileSystem: FsBackupStoreFileSystem = { ...nodeFsPromises, statSync, lstatSync, linkSync, unlinkSync, renameSync };
+
+/** What the store calls on its file system; checked at construction. */
+const REQUIRED_FILE_SYSTEM_MEMBERS = [
+  'stat', 'lstat', 'open', 'copyFile', 'mkdir', 'readdir', 'readFile', 'rm', 'rename', 'unlink',
+  'statSync', 'lstatSync', 'linkSync', 'unlinkSync', 'renameSync',
+] as const satisfies ReadonlyArray<keyof FsBackupStoreFileSystem>;
 
 /** Errors of `link` after which carryBackup copies instead (no hard link across or on this file system). */
 const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
@@ -57,15 +72,23 @@ export class FsBackupStore implements BackupStore {
   private readonly canonicalRoot: string;
   private readonly fs: FsBackupStoreFileSystem;
   private readonly lockStaleMs: number;
+  /** Random per store object, so temp names of two processes (or stores) never collide. */
+  private readonly tempToken = randomBytes(8).toString('hex');
+  /** Numbers this store's temp names. */
+  private tempCounter = 0;
 
-  /** Throws `InvalidArgumentError` when `root` is missing or empty. */
+  /** Throws `InvalidArgumentError` when `root` is missing or empty, or `fileSystem` lacks a member the store calls. */
   constructor(options: FsBackupStoreOptions) {
     if (typeof options?.root !== 'string' || options.root === '') {
       throw new InvalidArgumentError(`root must be the store folder path: ${JSON.stringify(options?.root)}`);
     }
     this.root = resolve(options.root);
     this.canonicalRoot = canonicalPath(this.root);
-    this.fs = options.fileSystem ?? nodeFsPromises;
+    this.fs = options.fileSystem ?? nodeFileSystem;
+    const missing = REQUIRED_FILE_SYSTEM_MEMBERS.filter((name) => typeof this.fs?.[name] !== 'function');
+    if (missing.length > 0) {
+      throw new InvalidArgumentError(`fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync and renameSync of node:fs (nodeFileSystem); it lacks ${missing.join(', ')}`);
+    }
     this.workspaceFs = this.fs as unknown as WorkspaceFs;
     this.lockStaleMs = options.lockStaleMs ?? 10_000;
   }
@@ -83,7 +106,7 @@ export class FsBackupStore implements BackupStore {
     const context = `putBackup "${backupFileName}" of session "${sessionId}"`;
     let stats;
     try {
-      stats = await this.fs.stat(sourcePath);
+      stats = this.fs.statSync(sourcePath);
     } catch (error) {
       throw translateSourceError(error, `${context}: source "${sourcePath}"`);
     }
@@ -95,7 +118,7 @@ export class FsBackupStore implements BackupStore {
   async statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null> {
     const path = this.backupPath(sessionId, backupFileName);
     try {
-      const stats = await this.fs.stat(path);
+      const stats = this.fs.statSync(path);
       return { size: stats.size, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
@@ -116,7 +139,7 @@ export class FsBackupStore implements BackupStore {
     if (await this.exists(destinationPath, context)) throw new ConflictError(`${context}: destination already exists`);
     try {
       await this.fs.copyFile(path, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-      const written = (await this.fs.stat(destinationPath)).size;
+      const written = this.fs.statSync(destinationPath).size;
       if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
@@ -152,7 +175,7 @@ export class FsBackupStore implements BackupStore {
   /** Delete one backup; a missing one is not an error. */
   async deleteBackup(sessionId: string, backupFileName: string): Promise<void> {
     try {
-      await this.fs.unlink(this.backupPath(sessionId, backupFileName));
+      this.fs.unlinkSync(this.backupPath(sessionId, backupFileName));
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw translateFsError(error, `deleteBackup "${backupFileName}" of session "${sessionId}"`);
     }
@@ -176,7 +199,7 @@ export class FsBackupStore implements BackupStore {
     const context = `carryBackup "${backupFileName}" from session "${fromSessionId}" to "${toSessionId}"`;
     await this.mkdir(dirname(to), context);
     try {
-      await this.fs.link(from, to);
+      this.fs.linkSync(from, to);
       return 'linked';
     } catch (error) {
       const code = errnoCode(error);
@@ -342,19 +365,19 @@ export class FsBackupStore implements BackupStore {
    */
   private async copyIntoPlace(sourcePath: string, finalPath: string, context: string): Promise<BackupInfo> {
     const folder = dirname(finalPath);
-    const tempPath = join(folder, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
+    const tempPath = join(folder, `${TEMP_PREFIX}${this.tempToken}-${(this.tempCounter += 1)}`);
     let copied = false;
     try {
       await this.copyToTemp(sourcePath, tempPath, folder, context);
       copied = true;
-      const stats = await this.fs.stat(tempPath);
+      const stats = this.fs.statSync(tempPath);
       try {
-        await this.fs.link(tempPath, finalPath);
+        this.fs.linkSync(tempPath, finalPath);
       } catch (error) {
         const code = errnoCode(error);
         if (code === undefined || !NO_HARD_LINK_CODES.has(code)) throw error;
         if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`, { cause: error });
-        await this.fs.rename(tempPath, finalPath);
+        this.fs.renameSync(tempPath, finalPath);
         copied = false;
       }
       return { size: stats.size, mode: stats.mode & 0o7777 };
@@ -362,7 +385,7 @@ export class FsBackupStore implements BackupStore {
       if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
       throw translateFsError(error, context);
     } finally {
-      if (copied) await this.fs.unlink(tempPath).catch(() => undefined);
+      if (copied) unlinkQuietly(this.fs, tempPath);
     }
   }
 
@@ -381,7 +404,7 @@ export class FsBackupStore implements BackupStore {
 
   private async exists(path: string, context: string): Promise<boolean> {
     try {
-      await this.fs.lstat(path);
+      this.fs.lstatSync(path);
       return true;
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return false;
@@ -413,6 +436,15 @@ export class FsBackupStore implements BackupStore {
       if (errnoCode(error) === 'ENOENT') return [];
       throw translateFsError(error, context);
     }
+  }
+}
+
+/** Remove a temp file, ignoring any error (it is gone already, or cleanup must not mask the real error). */
+function unlinkQuietly(fs: FsBackupStoreFileSystem, path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Nothing to add to the outcome already decided.
   }
 }
 

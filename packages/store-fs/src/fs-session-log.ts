@@ -1,6 +1,6 @@
 import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogReadResult, type LogRecord, type SessionLog } from '@fh/core';
 import { dirname } from 'node:path';
-import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
+import type * as fsPromises from 'node:fs/promises';
 
 /**
  * A session's record log as a JSONL file (`{root}/sessions/{sessionId}.jsonl`), parsed by the
@@ -8,7 +8,8 @@ import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
  */
 export class FsSessionLog implements SessionLog {
   constructor(
-    private readonly fs: FsBackupStoreFileSystem,
+    /** The `node:fs/promises` API (or a compatible one) the log is read and written through. */
+    private readonly fs: typeof fsPromises,
     /** Absolute path of the JSONL file. */
     readonly path: string,
   ) {}

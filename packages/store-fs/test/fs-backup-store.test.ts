@@ -1,6 +1,7 @@
 import { ConflictError, CorruptError, InvalidArgumentError, NotFoundError, PermissionError } from '@fh/core';
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, link, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
+import { linkSync, writeFileSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +29,20 @@ describe('FsBackupStore construction', () => {
     expect(store.kind).toBe('fs');
     expect(store.capabilities).toEqual({ hardLinks: true, serverSideCopy: false, locking: true, sha256: false });
     expect(store.workspaceFs.readFile).toBe(fsPromises.readFile);
+  });
+
+  it('rejects a file system without the sync metadata calls, naming what it lacks', () => {
+    const error = (() => {
+      try {
+        return new FsBackupStore({ root: '/tmp/x', fileSystem: fsPromises as never });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidArgumentError);
+    expect((error as Error).message).toBe(
+      'fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync and renameSync of node:fs (nodeFileSystem); it lacks statSync, lstatSync, linkSync, unlinkSync, renameSync',
+    );
   });
 
   it('rejects a missing or empty root', () => {
@@ -83,9 +98,9 @@ describe('putBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (existing, target) => {
-          await writeFile(finalPath, 'the other writer');
-          return link(existing, target);
+        linkSync: (existing, target) => {
+          writeFileSync(finalPath, 'the other writer');
+          return linkSync(existing, target);
         },
       }),
     });
@@ -118,7 +133,7 @@ describe('putBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (from, to) => {
+        linkSync: (from, to) => {
           throw errnoError('EACCES', 'link', String(to));
         },
       }),
@@ -139,7 +154,7 @@ describe('putBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (existing) => {
+        linkSync: (existing) => {
           throw errnoError('EPERM', 'link', String(existing));
         },
       }),
@@ -312,9 +327,9 @@ describe('carryBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (existing, target) => {
+        linkSync: (existing, target) => {
           if (String(existing) === from) throw errnoError(code, 'link', String(existing));
-          return link(existing, target);
+          return linkSync(existing, target);
         },
       }),
     });
@@ -346,10 +361,10 @@ describe('carryBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (existing, target) => {
+        linkSync: (existing, target) => {
           if (String(existing).endsWith('a@v1')) throw errnoError('EXDEV', 'link', String(existing));
-          await writeFile(target, 'raced in');
-          return link(existing, target);
+          writeFileSync(target, 'raced in');
+          return linkSync(existing, target);
         },
       }),
     });
@@ -373,9 +388,9 @@ describe('carryBackup', () => {
     const store = new FsBackupStore({
       root,
       fileSystem: faultyFileSystem({
-        link: async (existing, target) => {
+        linkSync: (existing, target) => {
           if (String(target).includes('/new/')) throw errnoError('EACCES', 'link', String(existing));
-          return link(existing, target);
+          return linkSync(existing, target);
         },
       }),
     });

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { FsBackupStoreFileSystem } from '../src/index.js';
+import { nodeFileSystem, type FsBackupStoreFileSystem } from '../src/index.js';
 
 const folders: string[] = [];
 
@@ -23,9 +23,9 @@ export function errnoError(code: string, syscall: string, path: string): NodeJS.
   return Object.assign(new Error(`${code}: injected, ${syscall} '${path}'`), { code, syscall, path });
 }
 
-/** The real fs/promises with some members replaced (fault injection). */
+/** The store's real file system (`fs/promises` plus sync metadata calls) with some members replaced (fault injection). */
 export function faultyFileSystem(overrides: Partial<FsBackupStoreFileSystem>): FsBackupStoreFileSystem {
-  return { ...fsPromises, ...overrides } as FsBackupStoreFileSystem;
+  return { ...nodeFileSystem, ...overrides } as FsBackupStoreFileSystem;
 }
 
 /** Every entry under `folder` as sorted relative paths; [] when the folder does not exist. */

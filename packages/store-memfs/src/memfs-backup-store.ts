@@ -37,7 +37,14 @@ export class MemfsBackupStore extends FsBackupStore {
     const root = options.root ?? '/.fh';
     if (!posix.isAbsolute(root)) throw new InvalidArgumentError(`root must be an absolute path: ${JSON.stringify(root)}`);
     const volume = options.volume ?? new Volume();
-    super({ root: posix.resolve(root), fileSystem: volume.promises as unknown as FsBackupStoreFileSystem });
+    const fileSystem = Object.assign({ ...volume.promises }, {
+      statSync: volume.statSync.bind(volume),
+      lstatSync: volume.lstatSync.bind(volume),
+      linkSync: volume.linkSync.bind(volume),
+      unlinkSync: volume.unlinkSync.bind(volume),
+      renameSync: volume.renameSync.bind(volume),
+    }) as unknown as FsBackupStoreFileSystem;
+    super({ root: posix.resolve(root), fileSystem });
     this.volume = volume;
   }
 

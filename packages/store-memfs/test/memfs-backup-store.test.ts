@@ -165,8 +165,8 @@ describe('restoreBackup', () => {
   });
 
   it('throws CorruptError and removes the destination when the copy is short', async () => {
-    const { volume, store } = storeWith({ '/w/a.txt': 'original' });
-    await store.putBackup('s1', 'abc@v1', '/w/a.txt');
+    const { volume, store: plain } = storeWith({ '/w/a.txt': 'original' });
+    await plain.putBackup('s1', 'abc@v1', '/w/a.txt');
     const promises = volume.promises;
     const copyFile = promises.copyFile.bind(promises);
     Object.defineProperty(promises, 'copyFile', {
@@ -176,6 +176,7 @@ describe('restoreBackup', () => {
         await promises.truncate(destination, 3);
       },
     });
+    const store = new MemfsBackupStore({ volume });
     await expect(store.restoreBackup('s1', 'abc@v1', '/w/out.txt')).rejects.toThrow(CorruptError);
     await expect(store.restoreBackup('s1', 'abc@v1', '/w/out.txt')).rejects.toThrow('wrote 3 bytes, the backup has 8');
     expect(volume.existsSync('/w/out.txt')).toBe(false);
