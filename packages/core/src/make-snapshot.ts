@@ -22,6 +22,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { backupFileName, toAbsolutePath } from './paths.js';
 import { backupsToDelete } from './retention.js';
 import { latestBackup, nextVersion } from './state-queries.js';
+import { createMetadataReader, type MetadataReader } from './metadata.js';
 import { mapWithWorkers } from './worker-pool.js';
 import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
@@ -43,8 +44,9 @@ export async function fileHistoryMakeSnapshot(
   if (captured === undefined) return undefined;
 
   const trackingPaths = [...captured.trackedFiles].sort();
+  const metadata = createMetadataReader(context.fs);
   const entries = await mapWithWorkers(context.metadataLimit, trackingPaths, context.concurrency, (trackingPath) =>
-    snapshotEntry(context, captured, trackingPath, latestBackup(captured, trackingPath)),
+    snapshotEntry(context, metadata, captured, trackingPath, latestBackup(captured, trackingPath)),
   );
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
   trackingPaths.forEach((trackingPath, index) => {
@@ -99,6 +101,7 @@ async function deleteDroppedBackups(updateState: FileHistoryStateUpdater, droppe
  */
 async function snapshotEntry(
   context: FileHistoryContext,
+  metadata: MetadataReader,
   state: FileHistoryState,
   trackingPath: string,
   previous: FileHistoryBackup | undefined,
@@ -117,7 +120,7 @@ async function snapshotEntry(
   try {
     let stats;
     try {
-      stats = await context.fs.stat(absolutePath);
+      stats = await metadata.stat(absolutePath);
     } catch (error) {
       const code = errnoCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
@@ -125,7 +128,7 @@ async function snapshotEntry(
     }
     // A folder where the file was (a file that became a folder): the file does not exist. A
     // symlink to a folder stays a failure, so no rewind ever deletes the link.
-    if (stats.isDirectory() && !(await context.fs.lstat(absolutePath)).isSymbolicLink()) return absent();
+    if (stats.isDirectory() && !(await metadata.lstat(absolutePath)).isSymbolicLink()) return absent();
     if (!stats.isFile()) {
       return failedEntry(absolutePath, version(), `${trackingPath} is not a regular file (a device, socket, pipe or link to a folder)`);
     }

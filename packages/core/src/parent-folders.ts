@@ -26,7 +26,7 @@ export type FolderState =
  * per checker, shared by every file in it; a known answer is returned synchronously). The root itself is `ok`; a folder outside the root is
  * reported as `outside`.
  */
-export function createFolderChecker(fs: WorkspaceFs, projectRoot: string): (folder: string) => FolderState | Promise<FolderState> {
+export function createFolderChecker(fs: Pick<WorkspaceFs, 'lstat'>, projectRoot: string): (folder: string) => FolderState | Promise<FolderState> {
   const pending = new Map<string, Promise<FolderState>>();
   const known = new Map<string, FolderState>();
   const check = (folder: string): FolderState | Promise<FolderState> => {

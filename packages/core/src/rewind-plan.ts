@@ -17,6 +17,7 @@ import type { FileHistoryContext } from './file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
 import { snapshotFileBackups } from './snapshot-targets.js';
+import { createMetadataReader, type MetadataReader } from './metadata.js';
 import { mapWithWorkers } from './worker-pool.js';
 import type { BackupInfo, FsStats } from './store.js';
 import type { FileHistoryBackup, FileHistoryState } from './types.js';
@@ -92,7 +93,8 @@ export async function planRewind(
   targets: readonly RewindTarget[],
   stopWhen?: (plan: FilePlan) => boolean,
 ): Promise<Array<FilePlan | undefined>> {
-  const folderState = createFolderChecker(context.fs, context.projectRoot);
+  const metadata = createMetadataReader(context.fs);
+  const folderState = createFolderChecker(metadata, context.projectRoot);
   const entries = new Map(targets.map((target) => [target.path, target.backup]));
   const deletedByThisRewind = (path: string) => isDeletion(entries.get(path));
   return mapWithWorkers(
@@ -100,13 +102,14 @@ export async function planRewind(
     targets,
     context.concurrency,
     (target) =>
-      planFile(context, target, folderState, deletedByThisRewind).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
+      planFile(context, metadata, target, folderState, deletedByThisRewind).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
     stopWhen,
   );
 }
 
 async function planFile(
   context: FileHistoryContext,
+  metadata: MetadataReader,
   target: RewindTarget,
   folderState: (folder: string) => FolderState | Promise<FolderState>,
   deletedByThisRewind: (path: string) => boolean,
@@ -140,7 +143,7 @@ async function planFile(
 
   let stats: FsStats;
   try {
-    stats = await context.fs.lstat(absolutePath);
+    stats = await metadata.lstat(absolutePath);
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
     if (stored === undefined) return { kind: 'same', path };

@@ -8,10 +8,11 @@
  *    one and nothing changes (a missing backup is never read as "the file did not exist").
  * 3. Apply, with bounded concurrency: every deletion first, then every restore. A restore copies
  *    the backup into a temp file in the target's folder (`.<name>.fh-<random>.tmp`), sets its
- *    mode, and renames it over the target: no half-written file is ever visible, and a hard link
- *    or symlink at the path is replaced, never written through. Missing parent folders are created. A `null` entry unlinks the file (or the
- *    symlink itself). Paths reached through a symlinked folder are skipped and reported; nothing
- *    is written outside the project root.
+ *    mode (skipped when a sync `stat`, where the file system has one, shows the copy has it
+ *    already), and renames it over the target: no half-written file is ever visible, and a hard
+ *    link or symlink at the path is replaced, never written through. Missing parent folders are
+ *    created. A `null` entry unlinks the file (or the symlink itself). Paths reached through a
+ *    symlinked folder are skipped and reported; nothing is written outside the project root.
  *
  * Across a file ↔ folder change nothing but the rewind's own files is removed: a folder standing
  * where the snapshot has a file is removed with rmdir (never recursively) once the deletions have
@@ -134,7 +135,8 @@ async function applyPlan(
     const temporary = join(folder, `.${basename(plan.absolutePath).slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`);
     try {
       await context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, temporary);
-      await context.fs.chmod(temporary, (plan.backup.mode ?? plan.info.mode) & 0o7777);
+      const mode = (plan.backup.mode ?? plan.info.mode) & 0o7777;
+      if (context.fs.statSync === undefined || (context.fs.statSync(temporary).mode & 0o7777) !== mode) await context.fs.chmod(temporary, mode);
       await context.fs.rename(temporary, plan.absolutePath);
     } catch (error) {
       await context.fs.rm(temporary, { force: true }).catch(() => undefined);

@@ -58,6 +58,13 @@ export interface WorkspaceFs {
   readdir(path: string): Promise<string[]>;
   rm(path: string, options: { recursive?: boolean; force?: boolean }): Promise<void>;
   utimes(path: string, atime: Date | number, mtime: Date | number): Promise<void>;
+  /**
+   * Optional synchronous `stat`. When both it and `lstatSync` are present, scans over many tracked
+   * files call them instead of the async pair (see `metadata.ts`); `FsBackupStore` offers them.
+   */
+  statSync?(path: string): FsStats;
+  /** Optional synchronous `lstat`; see {@link WorkspaceFs.statSync}. */
+  lstatSync?(path: string): FsStats;
 }
 
 /** What a store knows about one backup object. */
