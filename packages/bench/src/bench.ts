@@ -15,13 +15,15 @@
  * granularity); rows marked "no log" open the history with `log: false`, to show what the
  * durable record costs. Rows marked "info" have no target: they split a figure up (the store's
  * own share; the cost of restoring by temp file + rename, which issue 2 requires, against the
- * floor's plain overwrite; every workspace file tracked). Rounds are interleaved (every contender once per round, rotating order)
- * and medians are reported. Targets: ≤ 1.5× the floor; ≥ 3× faster than shadow git.
+ * floor's plain overwrite; floors that stat synchronously, as fh does, to show fh's own overhead
+ * over the fastest plain loop; every workspace file tracked). Rounds are interleaved (every contender
+ * once per round, rotating order) and medians are reported. Each floor creates its files in the
+ * folder of the fh contender it is compared with (see `createFolders`). Targets: ≤ 1.5× the floor; ≥ 3× faster than shadow git.
  * `FH_BENCH_DIR` picks the folder the run works in (default: the system temp folder), e.g.
  * `/dev/shm` to take the disk out and see fh's own overhead.
  */
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, lstatSync, statSync } from 'node:fs';
 import { copyFile, lstat, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,11 +104,15 @@ async function main(): Promise<void> {
     const hot = tracked.filter((_, index) => index % (TRACKED_FILES / CHANGED_FILES) === 0);
     const absolute = (path: string) => join(folders.project, path);
 
-    // trackEdit of a 4 KiB file: each round a file not tracked yet, in one session per contender (a turn of new edits).
+    // trackEdit of a 4 KiB file: each round a file not tracked yet, in one session per contender (a
+    // turn of new edits). Each floor copies into the session folder of the contender it is compared
+    // with, so both create their files in the same folder (see createFolders on why that matters).
     log('trackEdit ...');
+    const SLOTS = 6;
     const trackFolder = join(folders.project, 'track');
-    await createFiles(trackFolder, (ROUNDS.trackEdit + 1) * 5, 4096);
-    const trackFile = (round: number, slot: number) => join(trackFolder, `module-${String((round * 5 + slot) % 100).padStart(2, '0')}/file-${round * 5 + slot}.ts`);
+    await createFiles(trackFolder, (ROUNDS.trackEdit + 1) * SLOTS, 4096);
+    const trackFile = (round: number, slot: number) => join(trackFolder, `module-${String((round * SLOTS + slot) % 100).padStart(2, '0')}/file-${round * SLOTS + slot}.ts`);
+    const sessionFolder = (sessionId: string) => join(folders.store, 'file-history', sessionId);
     const trackContender = async (name: string, slot: number, withLog: boolean): Promise<Contender> => {
       const history = await FileHistory.open({ projectRoot: folders.project, sessionId: `track-${slot}`, store, ...(withLog ? {} : { log: false }) });
       await history.makeSnapshot('turn');
@@ -118,39 +124,34 @@ async function main(): Promise<void> {
         },
       };
     };
-    await store.putBackup('put-only', 'warm-up@v1', trackFile(ROUNDS.trackEdit, 4));
+    const floorContender = (name: string, slot: number, sessionId: string, record: boolean): Contender => ({
+      name,
+      run: async (round) => {
+        const source = trackFile(round, slot);
+        await stat(source);
+        await copyFile(source, join(sessionFolder(sessionId), `floor-${backupFileName(source, 1)}`), constants.COPYFILE_FICLONE);
+        if (record) await durableAppend(join(folders.store, 'sessions', 'bench-floor.jsonl'), recordBytes);
+      },
+    });
+    await store.putBackup('put-only', 'warm-up@v1', trackFile(ROUNDS.trackEdit, 2));
     const recordBytes = `${JSON.stringify({ type: 'file-history-snapshot', messageId: 'turn', snapshot: { messageId: 'turn', trackedFileBackups: { 'track/module-00/file-0.ts': { backupFileName: '0123456789abcdef@v1', version: 1, backupTime: new Date(), size: 4096, mode: 0o644 } }, timestamp: new Date() }, isSnapshotUpdate: true })}\n`;
     const trackTimes = await interleave(ROUNDS.trackEdit, [
       await trackContender('fh', 0, true),
       await trackContender('fh no log', 1, false),
       {
-        name: 'floor',
-        run: async (round) => {
-          const source = trackFile(round, 2);
-          await stat(source);
-          await copyFile(source, join(folders.floor, backupFileName(source, 1)), constants.COPYFILE_FICLONE);
-        },
-      },
-      {
         name: 'putBackup',
         run: async (round) => {
-          const source = trackFile(round, 4);
+          const source = trackFile(round, 2);
           await store.putBackup('put-only', backupFileName(source, 1), source);
         },
       },
-      {
-        name: 'floor + durable record',
-        run: async (round) => {
-          const source = trackFile(round, 3);
-          await stat(source);
-          await copyFile(source, join(folders.floor, backupFileName(source, 1)), constants.COPYFILE_FICLONE);
-          await durableAppend(join(folders.floor, 'records.jsonl'), recordBytes);
-        },
-      },
+      floorContender('floor + durable record', 3, 'track-0', true),
+      floorContender('floor', 4, 'track-1', false),
+      floorContender('floor for putBackup', 5, 'put-only', false),
     ]);
     report('trackEdit, 4 KiB file (no log)', trackTimes.get('fh no log') ?? [], 'floor: stat + copyFile', trackTimes.get('floor') ?? [], 'floor');
     report('trackEdit, 4 KiB file (durable log)', trackTimes.get('fh') ?? [], 'floor + fsync\'d record', trackTimes.get('floor + durable record') ?? [], 'floor');
-    report('  of which FsBackupStore.putBackup alone', trackTimes.get('putBackup') ?? [], 'floor: stat + copyFile', trackTimes.get('floor') ?? [], 'info');
+    report('  of which FsBackupStore.putBackup alone', trackTimes.get('putBackup') ?? [], 'floor: stat + copyFile', trackTimes.get('floor for putBackup') ?? [], 'info');
 
     // Sessions tracking 1,000 files (and one tracking all 10,000), settled past the timestamp granularity.
     log(`tracking ${TRACKED_FILES} files in two sessions and ${WORKSPACE_FILES} in a third ...`);
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
         const changed = new Set(hot);
         await plainLoop(tracked, async (path) => {
           await stat(absolute(path));
-          if (changed.has(path)) await copyFile(absolute(path), join(folders.floor, `${backupFileName(absolute(path), round + 2)}`), constants.COPYFILE_FICLONE);
+          if (changed.has(path)) await copyFile(absolute(path), join(sessionFolder('snapshot'), `floor-${backupFileName(absolute(path), round + 2)}`), constants.COPYFILE_FICLONE);
         });
       },
     };
@@ -196,17 +197,17 @@ async function main(): Promise<void> {
       prepare: snapshotFloor.prepare,
       run: async (round) => {
         await snapshotFloor.run(round);
-        await durableAppend(join(folders.floor, 'snapshot-records.jsonl'), snapshotRecordBytes);
+        await durableAppend(join(folders.store, 'sessions', 'bench-floor-snapshots.jsonl'), snapshotRecordBytes);
       },
     };
-    const storeFloor: Contender = {
-      name: 'store floor',
-      prepare: (round) => editFiles(folders.project, hot, round, 'store floor'),
+    const syncFloor: Contender = {
+      name: 'sync floor',
+      prepare: (round) => editFiles(folders.project, hot, round, 'sync floor'),
       run: async (round) => {
         const changed = new Set(hot);
         await plainLoop(tracked, async (path) => {
-          await stat(absolute(path));
-          if (changed.has(path)) await store.putBackup('store-floor', backupFileName(absolute(path), round + 2), absolute(path));
+          statSync(absolute(path));
+          if (changed.has(path)) await copyFile(absolute(path), join(sessionFolder('snapshot-no-log'), `floor-${backupFileName(absolute(path), round + 2)}`), constants.COPYFILE_FICLONE);
         });
       },
     };
@@ -215,26 +216,32 @@ async function main(): Promise<void> {
       snapshotContender('fh no log', snapshotNoLog),
       snapshotFloor,
       durableSnapshotFloor,
-      storeFloor,
+      syncFloor,
     ]);
     report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (no log)`, snapshotTimes.get('fh no log') ?? [], 'floor: stats + copies', snapshotTimes.get('floor') ?? [], 'floor');
     report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable log)`, snapshotTimes.get('fh') ?? [], 'floor + fsync\'d record', snapshotTimes.get('floor + durable record') ?? [], 'floor');
-    report('  no log, against a floor copying with putBackup', snapshotTimes.get('fh no log') ?? [], 'floor with putBackup', snapshotTimes.get('store floor') ?? [], 'info');
+    report('  no log, against a floor that stats synchronously', snapshotTimes.get('fh no log') ?? [], 'sync floor', snapshotTimes.get('sync floor') ?? [], 'info');
 
     log('rewind ...');
     await rewindHistory.makeSnapshot('target');
     await Promise.all(hot.map((path) => copyFile(absolute(path), join(floorBackups, backupFileName(absolute(path), 1)))));
-    const rewindFloor = (name: string, restore: (backup: string, target: string, round: number) => Promise<void>): Contender => ({
+    const rewindFloor = (name: string, restore: (backup: string, target: string, round: number) => Promise<void>, sync = false): Contender => ({
       name,
       prepare: (round) => editFiles(folders.project, hot, round, 'rewind'),
       run: async (round) => {
         const changed = new Set(hot);
         await plainLoop(tracked, async (path) => {
-          await lstat(absolute(path));
+          if (sync) lstatSync(absolute(path));
+          else await lstat(absolute(path));
           if (changed.has(path)) await restore(join(floorBackups, backupFileName(absolute(path), 1)), absolute(path), round);
         });
       },
     });
+    const safeRestore = async (backup: string, target: string, round: number) => {
+      const temporary = `${target}.${round}.tmp`;
+      await copyFile(backup, temporary, constants.COPYFILE_FICLONE);
+      await rename(temporary, target);
+    };
     const rewindTimes = await interleave(ROUNDS.rewind, [
       {
         name: 'fh',
@@ -245,14 +252,12 @@ async function main(): Promise<void> {
         },
       },
       rewindFloor('floor', (backup, target) => copyFile(backup, target)),
-      rewindFloor('safe floor', async (backup, target, round) => {
-        const temporary = `${target}.${round}.tmp`;
-        await copyFile(backup, temporary, constants.COPYFILE_FICLONE);
-        await rename(temporary, target);
-      }),
+      rewindFloor('safe floor', safeRestore),
+      rewindFloor('sync safe floor', safeRestore, true),
     ]);
     report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing`, rewindTimes.get('fh') ?? [], 'floor: lstats + copies', rewindTimes.get('floor') ?? [], 'floor');
     report('  same, against restores by temp file + rename', rewindTimes.get('fh') ?? [], 'safe floor', rewindTimes.get('safe floor') ?? [], 'info');
+    report('  same, against that floor with sync lstats', rewindTimes.get('fh') ?? [], 'sync safe floor', rewindTimes.get('sync safe floor') ?? [], 'info');
 
     log('shadow git ...');
     const gitEnv = {
