@@ -115,11 +115,19 @@ const UNKNOWN_TIME = 0;
  * Parse one backup entry. A malformed entry is never dropped (that could make a rewind treat the
  * file as untracked at that turn): it is kept with `error` set, so a rewind reports it as failed.
  */
-function parseBackup(value: unknown, where: string, warn: RecordWarningHandler): FileHistoryBackup {
+function parseBackup(value: unknown, describe: () => string, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistoryBackup {
   if (!isObject(value)) {
-    warn(`${where}: backup is not an object; marked unavailable`);
-    return { backupFileName: null, version: 0, backupTime: new Date(UNKNOWN_TIME), error: `unreadable backup record at ${where}` };
+    warn(`${describe()}: backup is not an object; marked unavailable`);
+    return { backupFileName: null, version: 0, backupTime: new Date(UNKNOWN_TIME), error: `unreadable backup record at ${describe()}` };
   }
+  const cacheKey = cache === undefined ? undefined : backupCacheKey(value);
+  const cached = cacheKey === undefined ? undefined : cache?.get(cacheKey);
+  if (cached !== undefined) return cached;
+  let warned = false;
+  const where = () => {
+    warned = true;
+    return describe();
+  };
   const problems: string[] = [];
   const rawName = value.backupFileName;
   let backupFileName: string | null = null;
@@ -139,29 +147,52 @@ function parseBackup(value: unknown, where: string, warn: RecordWarningHandler):
   }
   let backupTime = toDate(value.backupTime);
   if (backupTime === undefined) {
-    warn(`${where}: backupTime ${JSON.stringify(value.backupTime) ?? 'undefined'} is not a date; using the epoch`);
+    warn(`${where()}: backupTime ${JSON.stringify(value.backupTime) ?? 'undefined'} is not a date; using the epoch`);
     backupTime = new Date(UNKNOWN_TIME);
   }
   const backup: FileHistoryBackup = { backupFileName, version, backupTime };
   if (value.size !== undefined) {
     if (typeof value.size === 'number' && Number.isSafeInteger(value.size) && value.size >= 0) backup.size = value.size;
-    else warn(`${where}: size ${JSON.stringify(value.size)} ignored`);
+    else warn(`${where()}: size ${JSON.stringify(value.size)} ignored`);
   }
   if (value.mode !== undefined) {
     if (typeof value.mode === 'number' && Number.isInteger(value.mode) && value.mode >= 0 && value.mode <= 0o7777) backup.mode = value.mode;
-    else warn(`${where}: mode ${JSON.stringify(value.mode)} ignored`);
+    else warn(`${where()}: mode ${JSON.stringify(value.mode)} ignored`);
   }
   if (typeof value.error === 'string') backup.error = value.error;
   if (problems.length > 0) {
     const reason = problems.join('; ');
-    warn(`${where}: ${reason}; marked unavailable`);
+    warn(`${where()}: ${reason}; marked unavailable`);
     backup.backupFileName = null;
-    backup.error = backup.error ?? `unreadable backup record at ${where}: ${reason}`;
+    backup.error = backup.error ?? `unreadable backup record at ${describe()}: ${reason}`;
   }
+  if (cacheKey !== undefined && !warned) cache?.set(cacheKey, backup);
   return backup;
 }
 
-function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler): FileHistorySnapshotRecord | undefined {
+/**
+ * Parsed backup entries by their raw fields. A session log repeats each unchanged entry in every
+ * later snapshot record; with a cache, each distinct entry is parsed (and held in memory) once
+ * and the rebuilt snapshots share it. Entries are never changed after parsing.
+ */
+export type BackupParseCache = Map<string, FileHistoryBackup>;
+
+/**
+ * The cache key of a raw entry, from its fields as read; undefined (not cached) unless each field
+ * has the type a well-formed entry has, so two entries with one key always parse alike.
+ */
+function backupCacheKey(value: JsonObject): string | undefined {
+  const { backupFileName, version, backupTime, size, mode, error } = value;
+  if (typeof backupTime !== 'string' || typeof version !== 'number') return undefined;
+  if (backupFileName !== null && typeof backupFileName !== 'string') return undefined;
+  if ((size !== undefined && typeof size !== 'number') || (mode !== undefined && typeof mode !== 'number')) return undefined;
+  if (error !== undefined && typeof error !== 'string') return undefined;
+  if (backupTime.includes('\0') || (backupFileName?.includes('\0') ?? false)) return undefined;
+  const name = backupFileName === null ? '' : `=${backupFileName}`;
+  return `${name}\0${version}\0${backupTime}\0${String(size)}\0${String(mode)}\0${error === undefined ? '' : `=${error}`}`;
+}
+
+function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistorySnapshotRecord | undefined {
   const snapshot = record.snapshot;
   if (!isObject(snapshot)) {
     warn('file-history-snapshot record without a snapshot object skipped');
@@ -188,7 +219,7 @@ function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler): Fi
       warn(`file-history-snapshot ${messageId}: entry with an empty path skipped`);
       continue;
     }
-    trackedFileBackups[trackingPath] = parseBackup(backup, `file-history-snapshot ${messageId} ${JSON.stringify(trackingPath)}`, warn);
+    trackedFileBackups[trackingPath] = parseBackup(backup, () => `file-history-snapshot ${messageId} ${JSON.stringify(trackingPath)}`, warn, cache);
   }
   return {
     type: 'file-history-snapshot',
@@ -198,7 +229,7 @@ function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler): Fi
   };
 }
 
-function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler): FileHistoryDeltaRecord | undefined {
+function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistoryDeltaRecord | undefined {
   const snapshotMessageId = nonEmptyString(record.snapshotMessageId) ?? nonEmptyString(record.messageId);
   if (snapshotMessageId === undefined) {
     warn('file-history-delta record without a snapshotMessageId skipped');
@@ -219,7 +250,7 @@ function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler): FileH
     messageId: nonEmptyString(record.messageId) ?? snapshotMessageId,
     snapshotMessageId,
     trackingPath,
-    backup: parseBackup(record.backup, `file-history-delta for ${snapshotMessageId} ${JSON.stringify(trackingPath)}`, warn),
+    backup: parseBackup(record.backup, () => `file-history-delta for ${snapshotMessageId} ${JSON.stringify(trackingPath)}`, warn, cache),
     timestamp,
   };
 }
@@ -233,11 +264,38 @@ function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler): FileH
  * ignored. A malformed backup entry inside an otherwise good record is kept, marked with `error`
  * and `backupFileName: null`, so it is reported as unavailable rather than read as "the file did
  * not exist"; a backup name that is not `{16 hex}@v{n}` is treated as malformed. Never throws.
+ * With a `cache` (one per log being read), identical entries share one parsed object.
  */
-export function parseFileHistoryRecord(record: unknown, onWarning: RecordWarningHandler = () => {}): FileHistoryRecord | undefined {
+export function parseFileHistoryRecord(record: unknown, onWarning: RecordWarningHandler = () => {}, cache?: BackupParseCache): FileHistoryRecord | undefined {
   if (!isObject(record)) return undefined;
-  if (record.type === 'file-history-snapshot') return parseSnapshotRecord(record, onWarning);
-  if (record.type === 'file-history-delta') return parseDeltaRecord(record, onWarning);
+  if (record.type === 'file-history-snapshot') return parseSnapshotRecord(record, onWarning, cache);
+  if (record.type === 'file-history-delta') return parseDeltaRecord(record, onWarning, cache);
+  return undefined;
+}
+
+/** What {@link fileHistoryRecordHead} reads of a record. */
+export type FileHistoryRecordHead =
+  | { type: 'file-history-snapshot'; messageId: string; isSnapshotUpdate: boolean }
+  | { type: 'file-history-delta'; snapshotMessageId: string };
+
+/**
+ * Which snapshot a `file-history-snapshot` or `file-history-delta` record is about, read without
+ * parsing its entries. Undefined for exactly the records {@link parseFileHistoryRecord} skips
+ * (other types, malformed heads), so a scan can pick records by their heads and parse only those.
+ */
+export function fileHistoryRecordHead(record: unknown): FileHistoryRecordHead | undefined {
+  if (!isObject(record)) return undefined;
+  if (record.type === 'file-history-snapshot') {
+    const snapshot = record.snapshot;
+    if (!isObject(snapshot) || !isObject(snapshot.trackedFileBackups)) return undefined;
+    const messageId = nonEmptyString(snapshot.messageId) ?? nonEmptyString(record.messageId);
+    return messageId === undefined ? undefined : { type: 'file-history-snapshot', messageId, isSnapshotUpdate: record.isSnapshotUpdate === true };
+  }
+  if (record.type === 'file-history-delta') {
+    const snapshotMessageId = nonEmptyString(record.snapshotMessageId) ?? nonEmptyString(record.messageId);
+    if (snapshotMessageId === undefined || nonEmptyString(record.trackingPath) === undefined) return undefined;
+    return { type: 'file-history-delta', snapshotMessageId };
+  }
   return undefined;
 }
 

@@ -5,8 +5,10 @@
 import { posix, win32 } from 'node:path';
 import {
   FH_SESSION_RECORD_TYPE,
+  fileHistoryRecordHead,
   parseFhSessionRecord,
   parseFileHistoryRecord,
+  type BackupParseCache,
   type RecordWarningHandler,
 } from './records.js';
 import { InvalidArgumentError } from './errors.js';
@@ -49,10 +51,6 @@ function toTrackingKey(key: string, root: string, path: PathApi): { key: string 
   return { key: relative.startsWith('./') ? relative.slice(2) : relative };
 }
 
-function copyBackup(backup: FileHistoryBackup): FileHistoryBackup {
-  return { ...backup, backupTime: new Date(backup.backupTime.getTime()) };
-}
-
 /**
  * Rebuild the file-history state of a session from its records, in append order (seed 000 §8).
  *
@@ -76,6 +74,9 @@ function copyBackup(backup: FileHistoryBackup): FileHistoryBackup {
  *   snapshot records plus the `snapshotSequenceOffset` of the log's `fh-session` record, and at
  *   least the number of snapshots rebuilt.
  *
+ * Entries repeated unchanged across records are parsed once and shared by the rebuilt snapshots
+ * (see `BackupParseCache`), so rebuilding a long session costs about one parse per distinct entry.
+ *
  * Throws `InvalidArgumentError` when `projectRoot` is not absolute. Never throws for bad records.
  */
 export function restoreStateFromLog(records: Iterable<unknown>, options: RestoreStateOptions): FileHistoryState {
@@ -92,8 +93,14 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   let snapshotRecordCount = 0;
   let sequenceOffset = 0;
 
+  const trackingKeys = new Map<string, ReturnType<typeof toTrackingKey>>();
+  const parsedBackups: BackupParseCache = new Map();
   const migrate = (key: string, context: string): string | undefined => {
-    const result = toTrackingKey(key, root, path);
+    let result = trackingKeys.get(key);
+    if (result === undefined) {
+      result = toTrackingKey(key, root, path);
+      trackingKeys.set(key, result);
+    }
     if ('reason' in result) {
       warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
       return undefined;
@@ -107,7 +114,7 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
       if (session?.snapshotSequenceOffset !== undefined) sequenceOffset = Math.max(sequenceOffset, session.snapshotSequenceOffset);
       continue;
     }
-    const parsed = parseFileHistoryRecord(record, warn);
+    const parsed = parseFileHistoryRecord(record, warn, parsedBackups);
     if (parsed === undefined) continue;
     if (parsed.type === 'file-history-snapshot') {
       if (!parsed.isSnapshotUpdate) snapshotRecordCount += 1;
@@ -145,14 +152,34 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   for (const snapshot of snapshots) {
     for (const key of Object.keys(snapshot.trackedFileBackups)) trackedFiles.add(key);
   }
-  const kept = snapshots.slice(Math.max(0, snapshots.length - maxSnapshots)).map((snapshot) => ({
-    messageId: snapshot.messageId,
-    timestamp: new Date(snapshot.timestamp.getTime()),
-    trackedFileBackups: Object.fromEntries(Object.entries(snapshot.trackedFileBackups).map(([key, backup]) => [key, copyBackup(backup)])),
-  }));
   return {
-    snapshots: kept,
+    snapshots: snapshots.slice(Math.max(0, snapshots.length - maxSnapshots)),
     trackedFiles,
     snapshotSequence: Math.max(snapshots.length, sequenceOffset + snapshotRecordCount),
   };
+}
+
+/**
+ * The newest snapshot of a log: what `restoreStateFromLog(records, options).snapshots.at(-1)`
+ * returns, for a caller that needs only the current turn (`fh hook` asking whether a file is
+ * tracked yet). Record heads are scanned without parsing entries; only the last record that adds
+ * a snapshot and the later updates and deltas of its messageId are parsed. Undefined when the log
+ * has no snapshot. Throws `InvalidArgumentError` when `projectRoot` is not absolute.
+ */
+export function latestSnapshotFromLog(records: readonly unknown[], options: RestoreStateOptions): FileHistorySnapshot | undefined {
+  const seen = new Set<string>();
+  let adding = -1;
+  records.forEach((record, index) => {
+    const head = fileHistoryRecordHead(record);
+    if (head?.type !== 'file-history-snapshot') return;
+    if (!head.isSnapshotUpdate || !seen.has(head.messageId)) adding = index;
+    seen.add(head.messageId);
+  });
+  const messageId = adding < 0 ? undefined : (fileHistoryRecordHead(records[adding]) as { messageId: string }).messageId;
+  const needed = records.filter((record, index) => {
+    if (index < adding) return false;
+    const head = fileHistoryRecordHead(record);
+    return head !== undefined && (head.type === 'file-history-snapshot' ? head.messageId : head.snapshotMessageId) === messageId;
+  });
+  return restoreStateFromLog(needed, { ...options, maxSnapshots: 1 }).snapshots.at(-1);
 }

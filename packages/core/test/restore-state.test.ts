@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fhSessionRecord, snapshotRecord } from '../src/records.js';
-import { restoreStateFromLog } from '../src/restore-state.js';
+import { deltaRecord, fhSessionRecord, snapshotRecord } from '../src/records.js';
+import { latestSnapshotFromLog, restoreStateFromLog } from '../src/restore-state.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
 
 const ROOT = '/work/project';
@@ -179,5 +179,72 @@ describe('restoreStateFromLog', () => {
 
   it('rejects a relative project root', () => {
     expect(() => restoreStateFromLog([], { projectRoot: 'project' })).toThrow('projectRoot must be an absolute path, got "project"');
+  });
+});
+
+describe('restoreStateFromLog entry sharing', () => {
+  it('parses an entry repeated across records once and shares it, with the same result as separate entries', () => {
+    const a1 = backup('a', 1);
+    const records = [1, 2, 3].map((turn) => json(snapshotRecord(snapshot(`u${turn}`, turn, { 'a.txt': a1, 'b.txt': backup('b', turn) }), false)));
+    const { state, warnings } = restore(records);
+    expect(warnings).toEqual([]);
+    expect(state.snapshots.map((entry) => entry.trackedFileBackups)).toEqual([1, 2, 3].map((turn) => ({ 'a.txt': a1, 'b.txt': backup('b', turn) })));
+    const shared = state.snapshots.map((entry) => entry.trackedFileBackups['a.txt']);
+    expect(shared[1]).toBe(shared[0]);
+    expect(shared[2]).toBe(shared[0]);
+    expect(state.snapshots[1]?.trackedFileBackups['b.txt']).not.toBe(state.snapshots[0]?.trackedFileBackups['b.txt']);
+  });
+
+  it('warns for a malformed entry every time it appears, and never lets it borrow a good entry of the same text', () => {
+    const good = { backupFileName: '000000000000000a@v1', version: 1, backupTime: at(1).toISOString() };
+    const bad = { ...good, version: '1' };
+    const record = (messageId: string, entry: unknown) => ({ type: 'file-history-snapshot', messageId, snapshot: { messageId, timestamp: at(1).toISOString(), trackedFileBackups: { 'a.txt': entry } }, isSnapshotUpdate: false });
+    const { state, warnings } = restore([record('u1', good), record('u2', bad), record('u3', bad)]);
+    expect(state.snapshots.map((entry) => entry.trackedFileBackups['a.txt']?.backupFileName)).toEqual(['000000000000000a@v1', null, null]);
+    expect(warnings).toEqual([
+      'file-history-snapshot u2 "a.txt": version "1" is not a positive integer; marked unavailable',
+      'file-history-snapshot u3 "a.txt": version "1" is not a positive integer; marked unavailable',
+    ]);
+  });
+});
+
+/** A deterministic pseudo-random sequence (mulberry32) so a failing case can be replayed. */
+function random(seed: number): () => number {
+  let value = seed;
+  return () => {
+    value = (value + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('latestSnapshotFromLog', () => {
+  it('returns undefined for a log without snapshots and rejects a relative root', () => {
+    expect(latestSnapshotFromLog([json(fhSessionRecord({ sessionId: 's', projectRoot: ROOT, createdAt: T0 })), { type: 'user' }], { projectRoot: ROOT })).toBeUndefined();
+    expect(() => latestSnapshotFromLog([], { projectRoot: 'project' })).toThrow('projectRoot must be an absolute path, got "project"');
+  });
+
+  it('equals the newest snapshot restoreStateFromLog rebuilds, on 500 random logs of snapshots, updates, deltas and malformed records', () => {
+    for (let seed = 1; seed <= 500; seed += 1) {
+      const next = random(seed);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+      const records: unknown[] = [];
+      const length = Math.floor(next() * 12);
+      for (let index = 0; index < length; index += 1) {
+        const messageId = pick(['u1', 'u2', 'u3']);
+        const files: Record<string, FileHistoryBackup> = {};
+        for (const file of ['a.txt', 'b.txt', `${ROOT}/c.txt`, '../out.txt']) {
+          if (next() < 0.5) files[file] = backup(file.length.toString(16), 1 + Math.floor(next() * 3));
+        }
+        const kind = next();
+        if (kind < 0.4) records.push(json(snapshotRecord(snapshot(messageId, index, files), false)));
+        else if (kind < 0.7) records.push(json(snapshotRecord(snapshot(messageId, index, files), true)));
+        else if (kind < 0.9) records.push(json(deltaRecord(messageId, pick(['a.txt', 'd.txt']), backup('d', 1 + index), at(index))));
+        else records.push(pick([{ type: 'file-history-snapshot', messageId }, { type: 'file-history-delta', snapshotMessageId: messageId }, { type: 'user', uuid: messageId }]));
+      }
+      const expected = restoreStateFromLog(records, { projectRoot: ROOT }).snapshots.at(-1);
+      expect({ seed, latest: latestSnapshotFromLog(records, { projectRoot: ROOT }) }).toEqual({ seed, latest: expected });
+    }
   });
 });
