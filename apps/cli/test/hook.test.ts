@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FsBackupStore } from '@fh/store-fs';
 import { describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
@@ -233,6 +234,30 @@ describe('fh hook: which project', () => {
 });
 
 describe('fh hook: PreToolUse before any prompt', () => {
+  it('decides an edit of a file this turn already tracks from the log alone, without the session lock; a new turn backs it up again', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n' });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    await writeFiles(box.project, { 'build.sh': 'echo build --verbose\n' });
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const lock = await store.lockSession(SESSION);
+    try {
+      expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    } finally {
+      await lock.release();
+    }
+    expect(await store.listBackups(SESSION)).toHaveLength(1);
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now document it');
+    expect(await hook(box, second)).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    const backups = (await store.listBackups(SESSION)).map((name) => name.slice(16)).sort();
+    expect(backups).toEqual(['@v1', '@v2']);
+    const prompts = (await store.sessionLog(SESSION).read()).records.filter((record) => record.type === 'user');
+    expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
+  });
+
   it('takes a session-start checkpoint first, so the edit is backed up', async () => {
     const box = await sandbox();
     await writeFiles(box.project, { 'build.sh': 'echo build\n' });

@@ -6,7 +6,8 @@
  *   tool_input.notebook_path)` before the tool writes. Edits made inside sub-agents are tracked
  *   too (they attach to the main turn's snapshot), so no edit goes unbacked. A file the latest
  *   snapshot already tracks needs nothing (trackEdit would not touch it), so that case is decided
- *   without taking the session lock: a snapshot made meanwhile tracks it too. With no snapshot
+ *   from the one read of the session log, without taking the session lock: a snapshot made
+ *   meanwhile tracks it too. With no snapshot
  *   in the session yet, a session-start checkpoint (a new message id, no prompt) is taken first.
  * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
  *   log, then the turn's snapshot is taken under that id.
@@ -89,19 +90,19 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord }, { openFhHistory }, store] = await Promise.all([
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog }, { openFhHistory }, store] = await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
   ]);
   const projectDirectory = environment.CLAUDE_PROJECT_DIR;
+  const { records } = await store.sessionLog(sessionId).read();
   let projectRoot: string;
   let projectSource: string;
   if (options.project !== undefined) {
     projectRoot = resolve(cwd, options.project);
     projectSource = '--project';
   } else {
-    const { records } = await store.sessionLog(sessionId).read();
     const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
     if (recorded !== undefined) {
       projectRoot = resolve(recorded.projectRoot);
@@ -121,10 +122,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   };
   const absolutePath = path === undefined ? undefined : isAbsolute(path) ? path : resolve(cwd, path);
   if (absolutePath !== undefined) {
-    const probe = await openFhHistory(store, sessionId, projectRoot, { lock: false, waitMs: 0, onWarning });
-    const latest = probe.state.snapshots.at(-1);
-    await probe.close();
-    if (!probe.enabled || latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
+    const latest = latestSnapshotFromLog(records, { projectRoot });
+    if (latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
   }
   const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning });
   try {
@@ -138,10 +137,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
-    const log = store.sessionLog(sessionId);
-    const { records } = await log.read();
+    // The records read before the lock hold the previous prompt: only this session's own
+    // UserPromptSubmit events add user records, and a user sends one prompt at a time.
     const previous = records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
-    await log.append([
+    await store.sessionLog(sessionId).append([
       userMessageRecord({
         uuid: messageId,
         parentUuid: previous === undefined ? null : (previous.uuid as string),
