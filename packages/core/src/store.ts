@@ -65,6 +65,8 @@ export interface WorkspaceFs {
   statSync?(path: string): FsStats;
   /** Optional synchronous `lstat`; see {@link WorkspaceFs.statSync}. */
   lstatSync?(path: string): FsStats;
+  /** Optional synchronous `realpath`; `trackEdit` resolves symlinks with it when present. */
+  realpathSync?(path: string): string;
 }
 
 /** What a store knows about one backup object. */

@@ -11,6 +11,10 @@
  *    `trackEdit` won meanwhile; then the now unused backup object is deleted (no orphan).
  *    Commits finishing together are applied in one batch (see `attach-backups.ts`).
  *
+ * A path that is a symlink, or lies under a symlinked folder, is tracked as the file the links
+ * lead to when that file is inside the project (see `resolve-links.ts`), so the link stays a link
+ * and the file the agent really changes is the one backed up and rewound.
+ *
  * With no snapshot yet there is no turn to attach the backup to. The seed returns without doing
  * anything (it logs "Missing most recent snapshot"), so the edit goes without a backup; fh throws
  * `NotFoundError` instead, so a host that skipped `makeSnapshot` learns of it before the agent
@@ -21,6 +25,7 @@ import { NotFoundError, OutsideRootError } from './errors.js';
 import { createBackup } from './create-backup.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
+import { resolveLinks } from './resolve-links.js';
 import { isBackupReferenced, nextVersion } from './state-queries.js';
 
 /**
@@ -32,9 +37,9 @@ import { isBackupReferenced, nextVersion } from './state-queries.js';
  * state is unchanged and no backup object is left behind.
  */
 export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater, path: string, context: FileHistoryContext): Promise<void> {
-  const trackingPath = toTrackingPath(context.projectRoot, path);
-  const absolutePath = toAbsolutePath(context.projectRoot, trackingPath);
-  if (context.store.containsPath(absolutePath)) {
+  const givenTrackingPath = toTrackingPath(context.projectRoot, path);
+  const givenAbsolutePath = toAbsolutePath(context.projectRoot, givenTrackingPath);
+  if (context.store.containsPath(givenAbsolutePath)) {
     throw new OutsideRootError(`${path} is inside fh's own storage and is never tracked`);
   }
 
@@ -43,8 +48,12 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
   const mostRecent = captured.snapshots.at(-1);
   if (mostRecent === undefined) {
     throw new NotFoundError(
-      `session "${context.sessionId}" has no snapshot yet, so ${trackingPath} cannot be backed up: make the turn's snapshot (makeSnapshot) before tracking edits`,
+      `session "${context.sessionId}" has no snapshot yet, so ${givenTrackingPath} cannot be backed up: make the turn's snapshot (makeSnapshot) before tracking edits`,
     );
+  }
+  const { trackingPath, absolutePath } = await resolveLinks(context, { trackingPath: givenTrackingPath, absolutePath: givenAbsolutePath });
+  if (absolutePath !== givenAbsolutePath && context.store.containsPath(absolutePath)) {
+    throw new OutsideRootError(`${path} leads to ${absolutePath}, inside fh's own storage, which is never tracked`);
   }
   if (mostRecent.trackedFileBackups[trackingPath] !== undefined) return;
 

@@ -7,7 +7,10 @@ import type * as fsPromises from 'node:fs/promises';
  * trip (40–60 µs) and a promise. File data (copies, reads, writes, fsync) always goes through the
  * async API.
  */
-export type FsMetadataSync = Pick<typeof nodeFs, 'statSync' | 'lstatSync' | 'linkSync' | 'unlinkSync' | 'renameSync'>;
+export type FsMetadataSync = Pick<typeof nodeFs, 'statSync' | 'lstatSync' | 'linkSync' | 'unlinkSync' | 'renameSync'> & {
+  /** `realpath(3)` of a path (node's `realpathSync.native`); `trackEdit` resolves symlinks with it. */
+  realpathSync(path: string): string;
+};
 
 /**
  * The file system the fs store works through (and offers as the workspace file system): the
@@ -30,7 +33,7 @@ export interface FsBackupStoreOptions {
   lockStaleMs?: number;
   /**
    * The file system to work through. Default: `node:fs/promises` with `statSync`, `lstatSync`,
-   * `linkSync`, `unlinkSync` and `renameSync` of `node:fs`. Tests pass a wrapper that injects
+   * `linkSync`, `unlinkSync`, `renameSync` and `realpathSync.native` of `node:fs`. Tests pass a wrapper that injects
    * faults (`EXDEV` from `linkSync`, ...).
    */
   fileSystem?: FsBackupStoreFileSystem;

@@ -47,12 +47,20 @@ import { FsSessionLog } from './fs-session-log.js';
 import { TEMP_PREFIX, validateName } from './names.js';
 
 /** `node:fs/promises` with the synchronous metadata calls of `node:fs`: the store's default file system. */
-export const nodeFileSystem: FsBackupStoreFileSystem = { ...nodeFsPromises, statSync, lstatSync, linkSync, unlinkSync, renameSync };
+export const nodeFileSystem: FsBackupStoreFileSystem = {
+  ...nodeFsPromises,
+  statSync,
+  lstatSync,
+  linkSync,
+  unlinkSync,
+  renameSync,
+  realpathSync: (path: string) => realpathSync.native(path),
+};
 
 /** What the store calls on its file system; checked at construction. */
 const REQUIRED_FILE_SYSTEM_MEMBERS = [
   'stat', 'lstat', 'open', 'copyFile', 'mkdir', 'readdir', 'readFile', 'rm', 'rename', 'unlink',
-  'statSync', 'lstatSync', 'linkSync', 'unlinkSync', 'renameSync',
+  'statSync', 'lstatSync', 'linkSync', 'unlinkSync', 'renameSync', 'realpathSync',
 ] as const satisfies ReadonlyArray<keyof FsBackupStoreFileSystem>;
 
 /** Errors of `link` after which carryBackup copies instead (no hard link across or on this file system). */
@@ -87,7 +95,7 @@ export class FsBackupStore implements BackupStore {
     this.fs = options.fileSystem ?? nodeFileSystem;
     const missing = REQUIRED_FILE_SYSTEM_MEMBERS.filter((name) => typeof this.fs?.[name] !== 'function');
     if (missing.length > 0) {
-      throw new InvalidArgumentError(`fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync and renameSync of node:fs (nodeFileSystem); it lacks ${missing.join(', ')}`);
+      throw new InvalidArgumentError(`fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync, renameSync and realpathSync of node:fs (nodeFileSystem); it lacks ${missing.join(', ')}`);
     }
     this.workspaceFs = this.fs as unknown as WorkspaceFs;
     this.lockStaleMs = options.lockStaleMs ?? 10_000;

@@ -41,7 +41,7 @@ describe('FsBackupStore construction', () => {
     })();
     expect(error).toBeInstanceOf(InvalidArgumentError);
     expect((error as Error).message).toBe(
-      'fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync and renameSync of node:fs (nodeFileSystem); it lacks statSync, lstatSync, linkSync, unlinkSync, renameSync',
+      'fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync, renameSync and realpathSync of node:fs (nodeFileSystem); it lacks statSync, lstatSync, linkSync, unlinkSync, renameSync, realpathSync',
     );
   });
 

@@ -43,6 +43,7 @@ export class MemfsBackupStore extends FsBackupStore {
       linkSync: volume.linkSync.bind(volume),
       unlinkSync: volume.unlinkSync.bind(volume),
       renameSync: volume.renameSync.bind(volume),
+      realpathSync: (path: string) => String(volume.realpathSync(path)),
     }) as unknown as FsBackupStoreFileSystem;
     super({ root: posix.resolve(root), fileSystem });
     this.volume = volume;

@@ -35,7 +35,7 @@ import {
   translateFsError,
   translateSourceError,
 } from '@fh/core';
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -70,7 +70,7 @@ export class S3BackupStore implements BackupStore {
   readonly kind = 's3';
   readonly capabilities: StoreCapabilities = { hardLinks: false, serverSideCopy: true, locking: true, sha256: true };
   /** The real file system: sources are read from and restores written to the local disk. */
-  readonly workspaceFs: WorkspaceFs = { ...fsPromises, statSync, lstatSync } as unknown as WorkspaceFs;
+  readonly workspaceFs: WorkspaceFs = { ...fsPromises, statSync, lstatSync, realpathSync: (path: string) => realpathSync.native(path) } as unknown as WorkspaceFs;
   /** The client every request goes through. */
   readonly client: S3Client;
   readonly bucket: string;

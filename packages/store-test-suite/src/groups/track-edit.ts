@@ -95,6 +95,59 @@ export function trackEditTests(workspace: () => Workspace): void {
       expect(history.state.trackedFiles.size).toBe(0);
     });
 
+    it('tracks the file a symlink inside the project leads to: a rewind restores that file and keeps the link', async () => {
+      const w = workspace();
+      await w.write('src/real.txt', 'before the agent\n', 0o600);
+      await linkTo(w, 'src/real.txt', 'link.txt');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('link.txt');
+      expect([...history.state.trackedFiles]).toEqual(['src/real.txt']);
+      expect(await w.backups()).toEqual({ [w.backupName('src/real.txt', 1)]: { text: 'before the agent\n', mode: 0o600 } });
+
+      await w.fs.writeFile(w.path('link.txt'), 'written through the link\n');
+      await history.trackEdit('src/real.txt');
+      await history.trackEdit(w.path('link.txt'));
+      expect(Object.keys(await w.backups())).toEqual([w.backupName('src/real.txt', 1)]);
+
+      expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: ['src/real.txt'], deleted: [], skipped: [], failed: [] });
+      expect(await w.text('src/real.txt')).toBe('before the agent\n');
+      expect(await w.mode('src/real.txt')).toBe(0o600);
+      expect((await w.fs.lstat(w.path('link.txt'))).isSymbolicLink()).toBe(true);
+      expect(await readLink(w, 'link.txt')).toBe('src/real.txt');
+    });
+
+    it('tracks a file created under a symlinked folder inside the project at its real path; a rewind deletes it there', async () => {
+      const w = workspace();
+      await w.write('real/kept.txt', 'kept\n');
+      await linkTo(w, 'real', 'alias');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('alias/new.txt');
+      expect(history.state.snapshots[0]?.trackedFileBackups).toEqual({ 'real/new.txt': expect.objectContaining({ backupFileName: null, version: 1 }) });
+
+      await w.fs.writeFile(w.path('alias/new.txt'), 'created through the link\n');
+      expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: [], deleted: ['real/new.txt'], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ alias: '-> symlink', 'real/kept.txt': 'kept\n' });
+    });
+
+    it('tracks a symlink leading outside the project under its own path, by content', async () => {
+      const w = workspace();
+      const outside = `${w.root}-outside`;
+      await w.fs.mkdir(outside, { recursive: true });
+      try {
+        await w.fs.writeFile(`${outside}/shared.txt`, 'outside\n');
+        await (w.fs as unknown as { symlink(target: string, path: string): Promise<void> }).symlink(`${outside}/shared.txt`, w.path('shared.txt'));
+        const history = await w.open();
+        await history.makeSnapshot('m1');
+        await history.trackEdit('shared.txt');
+        expect([...history.state.trackedFiles]).toEqual(['shared.txt']);
+        expect(await w.backups()).toEqual({ [w.backupName('shared.txt', 1)]: { text: 'outside\n', mode: expect.any(Number) } });
+      } finally {
+        await w.fs.rm(outside, { recursive: true, force: true });
+      }
+    });
+
     it('keys files relative to the project root with / separators, whatever form the path is given in', async () => {
       const w = workspace();
       await w.write('a/b/c.txt', 'c\n');
@@ -139,4 +192,15 @@ export function trackEditTests(workspace: () => Workspace): void {
       await expect(history.trackEdit('late.txt')).rejects.toThrow(`the file history of session "${w.sessionId}" is closed`);
     });
   });
+}
+
+/** A relative symlink at `path` to `target` (both relative to the project root). */
+async function linkTo(w: Workspace, target: string, path: string): Promise<void> {
+  const fs = w.fs as unknown as { symlink(target: string, path: string): Promise<void> };
+  const depth = path.split('/').length - 1;
+  await fs.symlink(`${'../'.repeat(depth)}${target}`, w.path(path));
+}
+
+async function readLink(w: Workspace, path: string): Promise<string> {
+  return String(await (w.fs as unknown as { readlink(path: string): Promise<string> }).readlink(w.path(path)));
 }

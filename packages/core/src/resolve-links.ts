@@ -1,0 +1,64 @@
+/**
+ * Which file an edit really writes (not in the seed; fh's fix for symlinks). An agent that edits
+ * `link.txt`, a symlink to `src/real.txt`, changes `src/real.txt`; backing up `link.txt` by its
+ * content and rewinding it would replace the link with a regular file and leave `src/real.txt` as
+ * the agent left it. So `trackEdit` tracks the file at the end of the links when it lies inside
+ * the project: the link stays a link, and its target is what gets backed up and rewound.
+ */
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { errnoCode } from './errors.js';
+import type { FileHistoryContext } from './file-history-context.js';
+import { toAbsolutePath } from './paths.js';
+
+/** A path fh tracks: its tracking key and its absolute path under the project root. */
+export interface TrackedPath {
+  trackingPath: string;
+  absolutePath: string;
+}
+
+/** The project root's real path, per context (a root may itself be a symlink: the user's choice). */
+const realRoots = new WeakMap<FileHistoryContext, Promise<string | undefined>>();
+
+/**
+ * `path` (a tracking path and its absolute path) with symlinks resolved: the file the links lead
+ * to, when that file (or, for a file not created yet, its folder) lies inside the project's real
+ * root; otherwise `path` unchanged (a link leading outside the project is backed up by content, and
+ * a rewind replaces it with a regular file, writing nothing outside). Uses the workspace file
+ * system's `realpathSync` when it has one (a few µs), else `realpath`. Never throws for a missing
+ * path; throws the file system's other errors (`EACCES`, `ELOOP`, ...).
+ */
+export async function resolveLinks(context: FileHistoryContext, path: TrackedPath): Promise<TrackedPath> {
+  const real = await realPathOf(context, path.absolutePath);
+  if (real === undefined || real === path.absolutePath) return path;
+  let root = realRoots.get(context);
+  if (root === undefined) {
+    root = realPathOf(context, context.projectRoot);
+    realRoots.set(context, root);
+  }
+  const realRoot = await root;
+  if (realRoot === undefined) return path;
+  const rest = relative(realRoot, real);
+  if (rest === '' || rest === '..' || rest.startsWith(`..${sep}`) || isAbsolute(rest)) return path;
+  const trackingPath = sep === '/' ? rest : rest.split(sep).join('/');
+  if (trackingPath === path.trackingPath) return path;
+  return { trackingPath, absolutePath: toAbsolutePath(context.projectRoot, trackingPath) };
+}
+
+/**
+ * The real path of `absolutePath`; for a path that does not exist, the real path of its nearest
+ * existing folder with the missing names appended. Undefined when nothing of it exists.
+ */
+async function realPathOf(context: FileHistoryContext, absolutePath: string): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (let current = absolutePath; ; current = dirname(current)) {
+    try {
+      const real = context.fs.realpathSync === undefined ? await context.fs.realpath(current) : context.fs.realpathSync(current);
+      return missing.length === 0 ? real : join(real, ...missing);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      if (dirname(current) === current) return undefined;
+      missing.unshift(basename(current));
+    }
+  }
+}
