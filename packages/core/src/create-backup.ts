@@ -7,7 +7,7 @@
  * taken in the store by an object no state refers to (left by a crash between the copy and the
  * log append) is skipped by moving to the next version.
  */
-import { FhError } from './errors.js';
+import { errnoCode, FhError, InvalidArgumentError } from './errors.js';
 import type { FileHistoryContext } from './file-history-context.js';
 import { backupFileName } from './paths.js';
 import type { BackupInfo, BackupStore } from './store.js';
@@ -28,10 +28,12 @@ const inFlightPuts = new WeakMap<BackupStore, Map<string, InFlightPut>>();
 /**
  * Back up the workspace file at `absolutePath` as version `version` (or the next free version).
  * Returns the entry: with `backupFileName`, `size` and `mode` when the file exists, with
- * `backupFileName: null` when it does not. `backupTime` is taken before the copy starts, so a
+ * `backupFileName: null` when neither the store nor the workspace file system finds anything at
+ * the path. `backupTime` is taken before the copy starts, so a
  * write racing the copy is never mistaken for an older one (see change detection).
  * Throws what `putBackup` throws otherwise (`InvalidArgumentError` for a directory, permission
- * and availability errors).
+ * and availability errors), and `InvalidArgumentError` for a symlink leading nowhere or a file
+ * only the workspace file system sees.
  */
 export async function createBackup(context: FileHistoryContext, absolutePath: string, version: number): Promise<FileHistoryBackup> {
   for (let skipped = 0; ; skipped += 1) {
@@ -42,11 +44,37 @@ export async function createBackup(context: FileHistoryContext, absolutePath: st
       return { backupFileName: name, version: version + skipped, backupTime: put.startedAt, size: info.size, mode: info.mode };
     } catch (error) {
       if (FhError.hasCode(error, 'FH_NOT_FOUND')) {
+        await assertAbsent(context, absolutePath, error);
         return { backupFileName: null, version: version + skipped, backupTime: put.startedAt };
       }
       if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= MAX_TAKEN_NAMES_SKIPPED) throw error;
     }
   }
+}
+
+/**
+ * The store found no file at `absolutePath`; check that the workspace agrees before recording
+ * "did not exist" (which makes a rewind delete the file). Throws `InvalidArgumentError` when
+ * something is there after all: a symlink leading nowhere (nothing to back up, and it must not be
+ * deleted), or a file the store cannot see (the history's `fs` is not the file system the store
+ * reads its sources from).
+ */
+async function assertAbsent(context: FileHistoryContext, absolutePath: string, notFound: unknown): Promise<void> {
+  let stats;
+  try {
+    stats = context.fs.lstatSync === undefined ? await context.fs.lstat(absolutePath) : context.fs.lstatSync(absolutePath);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw error;
+  }
+  if (stats.isSymbolicLink()) {
+    throw new InvalidArgumentError(`${absolutePath} is a symbolic link that leads nowhere (its target does not exist), so it has no content to back up`, { cause: notFound });
+  }
+  throw new InvalidArgumentError(
+    `${absolutePath} exists in the workspace file system but the store cannot read it: the history's fs must be the file system the store reads (store.workspaceFs)`,
+    { cause: notFound },
+  );
 }
 
 function sharedPut(context: FileHistoryContext, name: string, absolutePath: string): InFlightPut {

@@ -7,7 +7,8 @@
  * 2. For each tracked file, with bounded concurrency (a wide limit for the `stat`, the normal one
  *    for reading and copying): unchanged since its latest backup → reuse
  *    that entry (with a newer `backupTime` when the bytes had to be compared); changed → a new
- *    version; gone, or a folder in its place → `null`. A backup that fails gives an entry with
+ *    version; gone, or a folder in its place → `null`; a symlink leading nowhere → failed (it is
+ *    there, but has no content: never recorded as gone, so a rewind never deletes it). A backup that fails gives an entry with
  *    `error` set — never the older version in disguise — and a later rewind reports that file as
  *    failed.
  * 3. Commit the new snapshot. Files a concurrent `trackEdit` started tracking during phase 2 inherit
@@ -124,6 +125,9 @@ async function snapshotEntry(
     } catch (error) {
       const code = errnoCode(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      if (code === 'ENOENT' && (await isSymlink(metadata, absolutePath))) {
+        return failedEntry(absolutePath, version(), `${trackingPath} is a symbolic link that leads nowhere (its target does not exist), so it has no content to back up`);
+      }
       return absent();
     }
     // A folder where the file was (a file that became a folder): the file does not exist. A
@@ -143,6 +147,17 @@ async function snapshotEntry(
     return await context.limit(() => createBackup(context, absolutePath, version()));
   } catch (error) {
     return failedEntry(absolutePath, version(), messageOf(error));
+  }
+}
+
+/** Whether `absolutePath` is a symlink (one `lstat`); false when nothing is there. */
+async function isSymlink(metadata: MetadataReader, absolutePath: string): Promise<boolean> {
+  try {
+    return (await metadata.lstat(absolutePath)).isSymbolicLink();
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw error;
   }
 }
 

@@ -28,20 +28,30 @@ const realRoots = new WeakMap<FileHistoryContext, Promise<string | undefined>>()
  * path; throws the file system's other errors (`EACCES`, `ELOOP`, ...).
  */
 export async function resolveLinks(context: FileHistoryContext, path: TrackedPath): Promise<TrackedPath> {
-  const real = await realPathOf(context, path.absolutePath);
-  if (real === undefined || real === path.absolutePath) return path;
+  const trackingPath = await realTrackingPath(context, path.absolutePath);
+  if (trackingPath === undefined || trackingPath === path.trackingPath) return path;
+  return { trackingPath, absolutePath: toAbsolutePath(context.projectRoot, trackingPath) };
+}
+
+/**
+ * The tracking path of the file `absolutePath` really is: its real path (symlinks resolved)
+ * relative to the project's real root. Undefined when that lies outside the real root or nothing
+ * of the path exists. This also maps a path given through the root's real location (the root
+ * opened as `/tmp/link`, the path given as `/tmp/real/a.txt`) into the project.
+ */
+export async function realTrackingPath(context: FileHistoryContext, absolutePath: string): Promise<string | undefined> {
+  const real = await realPathOf(context, absolutePath);
+  if (real === undefined) return undefined;
   let root = realRoots.get(context);
   if (root === undefined) {
     root = realPathOf(context, context.projectRoot);
     realRoots.set(context, root);
   }
   const realRoot = await root;
-  if (realRoot === undefined) return path;
+  if (realRoot === undefined) return undefined;
   const rest = relative(realRoot, real);
-  if (rest === '' || rest === '..' || rest.startsWith(`..${sep}`) || isAbsolute(rest)) return path;
-  const trackingPath = sep === '/' ? rest : rest.split(sep).join('/');
-  if (trackingPath === path.trackingPath) return path;
-  return { trackingPath, absolutePath: toAbsolutePath(context.projectRoot, trackingPath) };
+  if (rest === '' || rest === '..' || rest.startsWith(`..${sep}`) || isAbsolute(rest)) return undefined;
+  return sep === '/' ? rest : rest.split(sep).join('/');
 }
 
 /**

@@ -20,12 +20,13 @@
  * `NotFoundError` instead, so a host that skipped `makeSnapshot` learns of it before the agent
  * writes. A sub-agent handle (whose updater captures no state, seed 004 §8) still does nothing.
  */
+import { resolve } from 'node:path';
 import { attachBackup } from './attach-backups.js';
-import { NotFoundError, OutsideRootError } from './errors.js';
+import { FhError, NotFoundError, OutsideRootError } from './errors.js';
 import { createBackup } from './create-backup.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { toAbsolutePath, toTrackingPath } from './paths.js';
-import { resolveLinks } from './resolve-links.js';
+import { realTrackingPath, resolveLinks } from './resolve-links.js';
 import { isBackupReferenced, nextVersion } from './state-queries.js';
 
 /**
@@ -37,7 +38,7 @@ import { isBackupReferenced, nextVersion } from './state-queries.js';
  * state is unchanged and no backup object is left behind.
  */
 export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater, path: string, context: FileHistoryContext): Promise<void> {
-  const givenTrackingPath = toTrackingPath(context.projectRoot, path);
+  const givenTrackingPath = await trackingPathOf(context, path);
   const givenAbsolutePath = toAbsolutePath(context.projectRoot, givenTrackingPath);
   if (context.store.containsPath(givenAbsolutePath)) {
     throw new OutsideRootError(`${path} is inside fh's own storage and is never tracked`);
@@ -66,5 +67,22 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
   }
   if (backup.backupFileName !== null && (outcome.state === undefined || !isBackupReferenced(outcome.state, backup.backupFileName))) {
     await context.store.deleteBackup(context.sessionId, backup.backupFileName);
+  }
+}
+
+/**
+ * The tracking path of `path` (absolute, or relative to the root). A path outside the root as
+ * written but inside its real location (the root opened through a symlink, the path given by its
+ * real name, as hooks on macOS do with `/tmp` and `/private/tmp`) is mapped into the project;
+ * anything else outside throws the `OutsideRootError` naming it.
+ */
+async function trackingPathOf(context: FileHistoryContext, path: string): Promise<string> {
+  try {
+    return toTrackingPath(context.projectRoot, path);
+  } catch (error) {
+    if (!FhError.hasCode(error, 'FH_OUTSIDE_ROOT')) throw error;
+    const mapped = await realTrackingPath(context, resolve(context.projectRoot, path));
+    if (mapped === undefined) throw error;
+    return mapped;
   }
 }

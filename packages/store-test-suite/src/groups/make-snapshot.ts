@@ -29,6 +29,28 @@ function versions(history: FileHistory): Array<Record<string, string>> {
 
 export function makeSnapshotTests(workspace: () => Workspace): void {
   describe('makeSnapshot (rule 2)', () => {
+    it('marks a tracked file that became a symlink leading nowhere as failed, never as gone, so a rewind leaves the link', async () => {
+      const w = workspace();
+      await w.write('config.txt', 'real file\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('config.txt');
+      await w.fs.unlink(w.path('config.txt'));
+      await (w.fs as unknown as { symlink(target: string, path: string): Promise<void> }).symlink('missing-target.txt', w.path('config.txt'));
+      await history.makeSnapshot('m2');
+      expect(history.state.snapshots[1]?.trackedFileBackups['config.txt']).toMatchObject({
+        version: 2,
+        error: 'config.txt is a symbolic link that leads nowhere (its target does not exist), so it has no content to back up',
+      });
+      const result = await history.rewind('m2');
+      expect(result.failed.map((failure) => [failure.path, failure.error.message])).toEqual([
+        ['config.txt', 'config.txt: its backup at this snapshot failed: config.txt is a symbolic link that leads nowhere (its target does not exist), so it has no content to back up'],
+      ]);
+      expect((await w.fs.lstat(w.path('config.txt'))).isSymbolicLink()).toBe(true);
+      expect(await history.rewind('m1')).toMatchObject({ restored: ['config.txt'], failed: [] });
+      expect(await w.tree()).toEqual({ 'config.txt': 'real file\n' });
+    });
+
     it('reuses unchanged backups and makes a new version only for changed files (seed 004 §3.2 example)', async () => {
       const w = workspace();
       await w.write('A', 'a1\n');

@@ -1,5 +1,5 @@
 /** Issue 2 rule 1: trackEdit is three-phase, keeps v1, records null for new files, leaves no orphan. */
-import { NotFoundError, OutsideRootError, restoreStateFromLog } from '@fh/core';
+import { InvalidArgumentError, NotFoundError, OutsideRootError, restoreStateFromLog } from '@fh/core';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../workspace.js';
 
@@ -129,6 +129,39 @@ export function trackEditTests(workspace: () => Workspace): void {
       await w.fs.writeFile(w.path('alias/new.txt'), 'created through the link\n');
       expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: [], deleted: ['real/new.txt'], skipped: [], failed: [] });
       expect(await w.tree()).toEqual({ alias: '-> symlink', 'real/kept.txt': 'kept\n' });
+    });
+
+    it('maps a path given by the real location of a project opened through a symlink into the project', async () => {
+      const w = workspace();
+      const alias = `${w.root}-alias`;
+      await (w.fs as unknown as { symlink(target: string, path: string): Promise<void> }).symlink(w.root, alias);
+      try {
+        await w.write('src/a.txt', 'before\n');
+        const history = await w.open({ projectRoot: alias });
+        await history.makeSnapshot('m1');
+        await history.trackEdit(w.path('src/a.txt'));
+        await history.trackEdit(w.path('src/new.txt'));
+        expect([...history.state.trackedFiles].sort()).toEqual(['src/a.txt', 'src/new.txt']);
+        await w.write('src/a.txt', 'after\n');
+        await w.write('src/new.txt', 'created\n');
+        expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: ['src/a.txt'], deleted: ['src/new.txt'], skipped: [], failed: [] });
+        expect(await w.tree()).toEqual({ 'src/a.txt': 'before\n' });
+        await expect(history.trackEdit(`${w.root}-elsewhere/x.txt`)).rejects.toThrow(`${w.root}-elsewhere/x.txt is outside the project root ${alias}`);
+      } finally {
+        await w.fs.unlink(alias);
+      }
+    });
+
+    it('refuses a symlink that leads nowhere instead of recording it as absent, so no rewind deletes it', async () => {
+      const w = workspace();
+      await linkTo(w, 'missing-target.txt', 'dangling.txt');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await expect(history.trackEdit('dangling.txt')).rejects.toThrow(
+        new InvalidArgumentError(`${w.path('dangling.txt')} is a symbolic link that leads nowhere (its target does not exist), so it has no content to back up`),
+      );
+      expect(history.state.trackedFiles.size).toBe(0);
+      expect(await w.backups()).toEqual({});
     });
 
     it('tracks a symlink leading outside the project under its own path, by content', async () => {
