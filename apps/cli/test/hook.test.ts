@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FsBackupStore } from '@fh/store-fs';
@@ -256,6 +257,38 @@ describe('fh hook: PreToolUse before any prompt', () => {
     expect(backups).toEqual(['@v1', '@v2']);
     const prompts = (await store.sessionLog(SESSION).read()).records.filter((record) => record.type === 'user');
     expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
+  });
+
+  it('acts on the event as soon as a whole JSON object has arrived, even while stdin stays open', async () => {
+    const box = await sandbox();
+    const child = spawn(process.execPath, [cliPath, 'hook'], { cwd: box.project, env: { ...baseEnvironment(box.home), CLAUDE_PROJECT_DIR: box.project }, stdio: 'pipe' });
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const text = await event('user-prompt-submit', box);
+    child.stdin.write(text.slice(0, 20));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.stdin.write(text.slice(20));
+    const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.destroy();
+    expect([exitCode, Buffer.concat(stderr).toString('utf8')]).toEqual([0, '']);
+    const log = await readFile(join(box.home, '.fh', 'sessions', `${SESSION}.jsonl`), 'utf8');
+    expect(log.split('\n').filter((line) => line.includes('"type":"user"'))).toHaveLength(1);
+  });
+
+  it('backs up an edit named by the real path of a project opened through a symlink', async () => {
+    const box = await sandbox();
+    const alias = `${box.project}-alias`;
+    await symlink(box.project, alias);
+    await writeFiles(box.project, { 'build.sh': 'echo build\n' });
+    const viaAlias = (text: string) => text.replaceAll(`"cwd":"${box.project}"`, `"cwd":"${alias}"`);
+    const run = (input: string) => runCli(['hook'], { home: box.home, cwd: alias, input, env: { CLAUDE_PROJECT_DIR: alias } });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await run(viaAlias(await event('user-prompt-submit', box)))).toEqual(quiet);
+    expect(await run(viaAlias(await event('pre-tool-use-edit', box)))).toEqual(quiet);
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const backups = await store.listBackups(SESSION);
+    expect(backups).toHaveLength(1);
+    expect(await readFile(join(box.home, '.fh', 'file-history', SESSION, backups[0] as string), 'utf8')).toBe('echo build\n');
   });
 
   it('takes a session-start checkpoint first, so the edit is backed up', async () => {

@@ -54,13 +54,8 @@ const LOCK_WAIT_MS = 10_000;
 export async function runHookFromStdin(options: HookOptions = {}): Promise<void> {
   try {
     if (process.stdin.isTTY === true) throw new Error('expects one hook event as JSON on stdin (see fh hook install)');
-    const text = await readAll(process.stdin);
-    let event: unknown;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      throw new Error(`stdin is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
-    }
+    const { text, event } = await readEvent(process.stdin);
+    if (event === undefined) throw new Error(`stdin is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
     if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new Error('the hook event is not a JSON object');
     await handleHookEvent(event as HookEvent, options);
   } catch (error) {
@@ -123,7 +118,13 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   const absolutePath = path === undefined ? undefined : isAbsolute(path) ? path : resolve(cwd, path);
   if (absolutePath !== undefined) {
     const latest = latestSnapshotFromLog(records, { projectRoot });
-    if (latest?.trackedFileBackups[toTrackingPath(projectRoot, absolutePath)] !== undefined) return;
+    let key: string | undefined;
+    try {
+      key = toTrackingPath(projectRoot, absolutePath);
+    } catch {
+      // Outside the root as written (perhaps inside its real location): trackEdit decides.
+    }
+    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined) return;
   }
   const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning });
   try {
@@ -165,10 +166,28 @@ async function isFolder(path: string): Promise<boolean> {
   }
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/**
+ * Read stdin until it holds one whole JSON object (no longer text can start with a whole object)
+ * or ends: an agent that leaves stdin open after writing the event is not waited on. `event` is undefined when the text never parsed.
+ */
+async function readEvent(stream: NodeJS.ReadableStream): Promise<{ text: string; event: unknown }> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const event = parseJson(text);
+    if (typeof event === 'object' && event !== null) return { text, event };
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return { text, event: parseJson(text) };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `fh hook` through the command table (when given options the short path does not read). */
