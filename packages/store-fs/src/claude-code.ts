@@ -39,7 +39,7 @@ import {
   translateFsError,
 } from '@fh/core';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem } from './fs-backup-store-options.js';
 import { FsBackupStore, nodeFileSystem } from './fs-backup-store.js';
 import { FsSessionLog } from './fs-session-log.js';
@@ -248,9 +248,14 @@ export class ClaudeCodeStore implements BackupStore {
     };
   }
 
-  /** True for paths inside the Claude Code config folder (fh never tracks them). */
+  /**
+   * True for the session data fh reads and writes in the Claude Code config folder: the folder
+   * itself, `file-history/` (backups) and `projects/` (transcripts). Other files there (settings,
+   * say, in a dotfiles project) are ordinary project files.
+   */
   containsPath(absolutePath: string): boolean {
-    return this.backups.containsPath(absolutePath);
+    const path = resolve(absolutePath);
+    return this.backups.containsPath(path) || path === join(this.configDir, 'projects') || path.startsWith(`${join(this.configDir, 'projects')}${sep}`);
   }
 
   /** Absolute path of the session's transcript (`projects/* /{sessionId}.jsonl`), or undefined. */

@@ -57,6 +57,9 @@ export const nodeFileSystem: FsBackupStoreFileSystem = {
   realpathSync: (path: string) => realpathSync.native(path),
 };
 
+/** The folders the store writes under its root. */
+const OWN_FOLDERS = ['file-history', 'sessions', 'locks'] as const;
+
 /** What the store calls on its file system; checked at construction. */
 const REQUIRED_FILE_SYSTEM_MEMBERS = [
   'stat', 'lstat', 'open', 'copyFile', 'mkdir', 'readdir', 'readFile', 'rm', 'rename', 'unlink',
@@ -335,10 +338,17 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
-  /** True when the absolute path is the store folder or inside it (also through its real path). */
+  /**
+   * True for fh's own files: the store folder itself and anything in the folders it writes
+   * (`file-history`, `sessions`, `locks`), also through their real paths. Other files under the
+   * store folder are not fh's: with the store at `~/.fh` nothing changes, and a store folder that
+   * holds the project (`--store ~`) leaves the project's files trackable.
+   */
   containsPath(absolutePath: string): boolean {
     const path = resolve(absolutePath);
-    return isInside(this.root, path) || isInside(this.canonicalRoot, path);
+    return [this.root, this.canonicalRoot].some(
+      (root) => path === root || OWN_FOLDERS.some((folder) => isInside(join(root, folder), path)),
+    );
   }
 
   private sessionFolder(sessionId: string): string {

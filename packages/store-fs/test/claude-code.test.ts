@@ -174,6 +174,9 @@ describe('ClaudeCodeStore', () => {
     expect(await readFile(restored, 'utf8')).toBe(CONTENT.runV1);
     expect(store.containsPath(join(fixture.configDir, 'file-history', SESSION, name))).toBe(true);
     expect(store.containsPath(fixture.projectRoot)).toBe(false);
+    expect(store.containsPath(join(fixture.configDir, 'projects', 'x', `${SESSION}.jsonl`))).toBe(true);
+    expect(store.containsPath(fixture.configDir)).toBe(true);
+    expect(store.containsPath(join(fixture.configDir, 'settings.json'))).toBe(false);
     expect(store.capabilities).toEqual({ hardLinks: true, serverSideCopy: false, locking: false, sha256: false });
   });
 

@@ -449,12 +449,16 @@ describe('listSessions and deleteSession', () => {
 });
 
 describe('containsPath', () => {
-  it('is true for the root and paths inside it only', async () => {
+  it('is true for the root and the folders the store writes, and nothing else', async () => {
     const { folder, root, store } = await setup();
     expect(store.containsPath(root)).toBe(true);
     expect(store.containsPath(join(root, 'file-history', 's1', 'a@v1'))).toBe(true);
-    expect(store.containsPath(join(root, '..foo'))).toBe(true);
-    expect(store.containsPath(`${root}/../store/x`)).toBe(true);
+    expect(store.containsPath(join(root, 'file-history'))).toBe(true);
+    expect(store.containsPath(join(root, 'sessions', 's1.jsonl'))).toBe(true);
+    expect(store.containsPath(`${root}/../store/locks/s1.lock`)).toBe(true);
+    expect(store.containsPath(join(root, '..foo'))).toBe(false);
+    expect(store.containsPath(join(root, 'project', 'a.txt'))).toBe(false);
+    expect(store.containsPath(join(root, 'file-historyx'))).toBe(false);
     expect(store.containsPath(`${root}x/a`)).toBe(false);
     expect(store.containsPath(join(folder, 'work', 'a.txt'))).toBe(false);
     expect(store.containsPath(folder)).toBe(false);
@@ -467,6 +471,8 @@ describe('containsPath', () => {
     const store = new FsBackupStore({ root: join(folder, 'alias', 'store') });
     expect(store.containsPath(join(folder, 'real', 'store', 'file-history'))).toBe(true);
     expect(store.containsPath(join(folder, 'alias', 'store', 'file-history'))).toBe(true);
+    expect(store.containsPath(join(folder, 'real', 'store', 'sessions', 's1.jsonl'))).toBe(true);
+    expect(store.containsPath(join(folder, 'real', 'store', 'notes.txt'))).toBe(false);
     expect(store.containsPath(join(folder, 'real', 'other'))).toBe(false);
   });
 });

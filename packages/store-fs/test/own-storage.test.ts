@@ -23,4 +23,23 @@ describe('fh never tracks its own files', () => {
       await history.close();
     }
   });
+
+  it('tracks the project when the store folder holds it (a store at ~ with the project under ~)', async () => {
+    const home = await temporaryFolder();
+    const projectRoot = join(home, 'project');
+    await mkdir(join(projectRoot, 'src'), { recursive: true });
+    await writeFile(join(projectRoot, 'src/a.txt'), 'a\n');
+    const store = new FsBackupStore({ root: home });
+    const history = await FileHistory.open({ projectRoot, sessionId: 's1', store, env: {} });
+    try {
+      await history.makeSnapshot('m1');
+      await history.trackEdit('src/a.txt');
+      expect([...history.state.trackedFiles]).toEqual(['src/a.txt']);
+      await writeFile(join(projectRoot, 'src/a.txt'), 'changed\n');
+      expect(await history.rewind('m1')).toMatchObject({ restored: ['src/a.txt'], failed: [] });
+      await expect(history.trackEdit(join(home, 'sessions', 's1.jsonl'))).rejects.toThrow(OutsideRootError);
+    } finally {
+      await history.close();
+    }
+  });
 });

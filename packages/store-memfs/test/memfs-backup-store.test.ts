@@ -308,11 +308,12 @@ describe('locks', () => {
 });
 
 describe('containsPath', () => {
-  it('is true for the root and paths inside it only', () => {
+  it('is true for the root and the folders the store writes only', () => {
     const store = new MemfsBackupStore({ root: '/home/u/.fh' });
     expect(store.containsPath('/home/u/.fh')).toBe(true);
     expect(store.containsPath('/home/u/.fh/file-history/s1/a@v1')).toBe(true);
-    expect(store.containsPath('/home/u/.fh/../.fh/x')).toBe(true);
+    expect(store.containsPath('/home/u/.fh/../.fh/sessions/s1.jsonl')).toBe(true);
+    expect(store.containsPath('/home/u/.fh/../.fh/x')).toBe(false);
     expect(store.containsPath('/home/u/.fhx/a')).toBe(false);
     expect(store.containsPath('/home/u/project/a.txt')).toBe(false);
     expect(store.containsPath('/home/u/..fh')).toBe(false);
