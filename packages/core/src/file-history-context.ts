@@ -126,7 +126,7 @@ export function createFileHistoryContext(options: FileHistoryContextOptions): Fi
   }
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new InvalidArgumentError(`concurrency must be a positive integer, got ${String(concurrency)}`);
+    throw new InvalidArgumentError(`concurrency must be a positive integer, got ${describeValue(concurrency)}`);
   }
   const timestampGranularityMs = nonNegative('timestampGranularityMs', options.timestampGranularityMs, DEFAULT_TIMESTAMP_GRANULARITY_MS);
   const diffSizeCapBytes = nonNegative('diffSizeCapBytes', options.diffSizeCapBytes, DEFAULT_DIFF_SIZE_CAP_BYTES);
@@ -158,7 +158,12 @@ export function captureState(updateState: FileHistoryStateUpdater): FileHistoryS
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidArgumentError(`${name} must be a finite number >= 0, got ${String(value)}`);
+    throw new InvalidArgumentError(`${name} must be a finite number >= 0, got ${describeValue(value)}`);
   }
   return value;
+}
+
+/** A value as an error message shows it: strings quoted, so `'4'` does not read as the number 4. */
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

@@ -215,6 +215,9 @@ export class FileHistory implements FileHistoryReader {
    * lock is released. Does no I/O when tracking is off.
    */
   static async open(options: FileHistoryOptions): Promise<FileHistory> {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidArgumentError(`FileHistory.open takes an options object ({ projectRoot, sessionId, store }), got ${String(options)}`);
+    }
     return FileHistory.create(options, undefined, undefined);
   }
 

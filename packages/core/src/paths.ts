@@ -29,6 +29,7 @@ export function toTrackingPath(projectRoot: string, path: string): string {
   }
   const absolutePath = resolve(projectRoot, path);
   const relativePath = relative(projectRoot, absolutePath);
+  if (relativePath === '') throw new OutsideRootError(`${path} is the project root itself, not a file in it`);
   if (!isInsideRelative(relativePath)) {
     throw new OutsideRootError(`${path} is outside the project root ${projectRoot}`);
   }

@@ -20,7 +20,7 @@ import { snapshotFileBackups } from './snapshot-targets.js';
 import { createMetadataReader, type MetadataReader } from './metadata.js';
 import { mapWithWorkers } from './worker-pool.js';
 import type { BackupInfo, FsStats } from './store.js';
-import type { FileHistoryBackup, FileHistoryState } from './types.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistoryState } from './types.js';
 
 /** One tracked file and its entry at the snapshot (undefined: no entry at or after it). */
 export interface RewindTarget {
@@ -72,8 +72,12 @@ export function rewindTargets(
   paths?: readonly string[],
 ): RewindTarget[] {
   const backups = snapshotFileBackups(state, messageId);
-  if (backups === undefined) throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}`);
+  if (backups === undefined) {
+    const dropped = state.snapshots.length >= MAX_SNAPSHOTS ? ` (a session keeps its newest ${MAX_SNAPSHOTS} snapshots; older ones are dropped)` : '';
+    throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}${dropped}`);
+  }
   if (paths === undefined) return [...backups].map(([path, backup]) => ({ path, backup }));
+  if (!Array.isArray(paths)) throw new InvalidArgumentError(`paths must be an array of paths, got ${JSON.stringify(paths)}`);
   const selected = new Set<string>();
   for (const path of paths) {
     const trackingPath = toTrackingPath(context.projectRoot, path);

@@ -17,6 +17,10 @@ describe('FileHistory.open options', () => {
       'store must be a BackupStore (for example an FsBackupStore), got undefined',
     );
     await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, concurrency: 0 })).rejects.toThrow('concurrency must be a positive integer, got 0');
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, concurrency: '4' as never })).rejects.toThrow('concurrency must be a positive integer, got "4"');
+    await expect(FileHistory.open(undefined as never)).rejects.toThrow(
+      new InvalidArgumentError('FileHistory.open takes an options object ({ projectRoot, sessionId, store }), got undefined'),
+    );
     await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, timestampGranularityMs: -1 })).rejects.toThrow(InvalidArgumentError);
     await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, diffSizeCapBytes: Number.NaN })).rejects.toThrow(
       'diffSizeCapBytes must be a finite number >= 0, got NaN',

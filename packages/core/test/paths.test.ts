@@ -19,7 +19,8 @@ describe('tracking paths', () => {
   it('rejects paths outside the root, and the root itself, naming the path', () => {
     expect(() => toTrackingPath('/project', '../x')).toThrow(new OutsideRootError('../x is outside the project root /project'));
     expect(() => toTrackingPath('/project', '/projectile/x')).toThrow('/projectile/x is outside the project root /project');
-    expect(() => toTrackingPath('/project', '/project')).toThrow(OutsideRootError);
+    expect(() => toTrackingPath('/project', '/project')).toThrow(new OutsideRootError('/project is the project root itself, not a file in it'));
+    expect(() => toTrackingPath('/project', '.')).toThrow(new OutsideRootError('. is the project root itself, not a file in it'));
     expect(() => toTrackingPath('/project', 'a/../../b')).toThrow(OutsideRootError);
   });
 

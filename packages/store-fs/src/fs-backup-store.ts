@@ -57,6 +57,9 @@ export const nodeFileSystem: FsBackupStoreFileSystem = {
   realpathSync: (path: string) => realpathSync.native(path),
 };
 
+/** proper-lockfile's smallest stale time, in ms. */
+const MIN_LOCK_STALE_MS = 2000;
+
 /** The folders the store writes under its root. */
 const OWN_FOLDERS = ['file-history', 'sessions', 'locks'] as const;
 
@@ -88,7 +91,10 @@ export class FsBackupStore implements BackupStore {
   /** Numbers this store's temp names. */
   private tempCounter = 0;
 
-  /** Throws `InvalidArgumentError` when `root` is missing or empty, or `fileSystem` lacks a member the store calls. */
+  /**
+   * Throws `InvalidArgumentError` when `root` is missing or empty, `lockStaleMs` is not a number
+   * of ms >= 2000, or `fileSystem` is callback-based (`node:fs`) or lacks a member the store calls.
+   */
   constructor(options: FsBackupStoreOptions) {
     if (typeof options?.root !== 'string' || options.root === '') {
       throw new InvalidArgumentError(`root must be the store folder path: ${JSON.stringify(options?.root)}`);
@@ -96,12 +102,18 @@ export class FsBackupStore implements BackupStore {
     this.root = resolve(options.root);
     this.canonicalRoot = canonicalPath(this.root);
     this.fs = options.fileSystem ?? nodeFileSystem;
+    if (typeof (this.fs as { promises?: unknown }).promises === 'object') {
+      throw new InvalidArgumentError('fileSystem must be promise-based: pass nodeFileSystem (node:fs/promises plus the sync metadata calls), not node:fs');
+    }
     const missing = REQUIRED_FILE_SYSTEM_MEMBERS.filter((name) => typeof this.fs?.[name] !== 'function');
     if (missing.length > 0) {
       throw new InvalidArgumentError(`fileSystem must be node:fs/promises plus statSync, lstatSync, linkSync, unlinkSync, renameSync and realpathSync of node:fs (nodeFileSystem); it lacks ${missing.join(', ')}`);
     }
     this.workspaceFs = this.fs as unknown as WorkspaceFs;
     this.lockStaleMs = options.lockStaleMs ?? 10_000;
+    if (typeof this.lockStaleMs !== 'number' || !Number.isFinite(this.lockStaleMs) || this.lockStaleMs < MIN_LOCK_STALE_MS) {
+      throw new InvalidArgumentError(`lockStaleMs must be a number of milliseconds >= ${MIN_LOCK_STALE_MS}, got ${typeof options.lockStaleMs === 'string' ? JSON.stringify(options.lockStaleMs) : String(options.lockStaleMs)}`);
+    }
   }
 
   /**
@@ -114,14 +126,14 @@ export class FsBackupStore implements BackupStore {
    */
   async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
     const finalPath = this.backupPath(sessionId, backupFileName);
-    const context = `putBackup "${backupFileName}" of session "${sessionId}"`;
+    const context = `back up "${sourcePath}" as "${backupFileName}" (session "${sessionId}")`;
     let stats;
     try {
       stats = this.fs.statSync(sourcePath);
     } catch (error) {
-      throw translateSourceError(error, `${context}: source "${sourcePath}"`);
+      throw translateSourceError(error, context);
     }
-    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: source "${sourcePath}" is not a regular file`);
+    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
     return this.copyIntoPlace(sourcePath, finalPath, context);
   }
 

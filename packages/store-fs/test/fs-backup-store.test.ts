@@ -45,6 +45,17 @@ describe('FsBackupStore construction', () => {
     );
   });
 
+  it('rejects node:fs (callbacks) and a lockStaleMs below 2000 ms or not a number, naming the value', async () => {
+    const nodeFs = await import('node:fs');
+    expect(() => new FsBackupStore({ root: '/tmp/x', fileSystem: nodeFs as never })).toThrow(
+      new InvalidArgumentError('fileSystem must be promise-based: pass nodeFileSystem (node:fs/promises plus the sync metadata calls), not node:fs'),
+    );
+    expect(() => new FsBackupStore({ root: '/tmp/x', lockStaleMs: 0 })).toThrow(new InvalidArgumentError('lockStaleMs must be a number of milliseconds >= 2000, got 0'));
+    expect(() => new FsBackupStore({ root: '/tmp/x', lockStaleMs: Number.NaN })).toThrow('lockStaleMs must be a number of milliseconds >= 2000, got NaN');
+    expect(() => new FsBackupStore({ root: '/tmp/x', lockStaleMs: '5000' as never })).toThrow('lockStaleMs must be a number of milliseconds >= 2000, got "5000"');
+    expect(new FsBackupStore({ root: '/tmp/x', lockStaleMs: 2000 }).root).toBe('/tmp/x');
+  });
+
   it('rejects a missing or empty root', () => {
     expect(() => new FsBackupStore({ root: '' })).toThrow(InvalidArgumentError);
     expect(() => new FsBackupStore({ root: '' })).toThrow('root must be the store folder path: ""');
@@ -87,7 +98,7 @@ describe('putBackup', () => {
     await store.putBackup('s1', 'a@v1', join(workspace, 'a.txt'));
     const error = await store.putBackup('s1', 'a@v1', join(workspace, 'b.txt')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConflictError);
-    expect((error as Error).message).toBe('putBackup "a@v1" of session "s1": backup already exists');
+    expect((error as Error).message).toBe(`back up "${join(workspace, 'b.txt')}" as "a@v1" (session "s1"): backup already exists`);
     expect(await readFile(join(root, 'file-history', 's1', 'a@v1'), 'utf8')).toBe('first');
     expect(await listTree(join(root, 'file-history', 's1'))).toEqual(['a@v1']);
   });
@@ -116,7 +127,7 @@ describe('putBackup', () => {
     const missing = join(workspace, 'missing.txt');
     const error = await store.putBackup('s1', 'a@v1', missing).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect((error as Error).message).toBe(`putBackup "a@v1" of session "s1": source "${missing}": ENOENT (does not exist)`);
+    expect((error as Error).message).toBe(`back up "${missing}" as "a@v1" (session "s1"): ENOENT (does not exist)`);
     expect(await listTree(root)).toEqual([]);
   });
 
@@ -124,7 +135,7 @@ describe('putBackup', () => {
     const { workspace, store } = await setup();
     await mkdir(join(workspace, 'dir'));
     await expect(store.putBackup('s1', 'a@v1', join(workspace, 'dir'))).rejects.toThrow(
-      `putBackup "a@v1" of session "s1": source "${join(workspace, 'dir')}" is not a regular file`,
+      `back up "${join(workspace, 'dir')}" as "a@v1" (session "s1"): not a regular file`,
     );
   });
 

@@ -151,7 +151,7 @@ export function makeSnapshotTests(workspace: () => Workspace): void {
       expect(history.state.snapshotSequence).toBe(105);
       expect(history.canRestore('m5')).toBe(false);
       expect(history.canRestore('m6')).toBe(true);
-      await expect(history.rewind('m5')).rejects.toThrow('no snapshot for message "m5"');
+      await expect(history.rewind('m5')).rejects.toThrow(`no snapshot for message "m5" (a session keeps its newest ${MAX_SNAPSHOTS} snapshots; older ones are dropped)`);
 
       await history.rewind('m15');
       expect(await w.text('counter.txt')).toBe('10\n');

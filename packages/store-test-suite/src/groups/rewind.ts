@@ -384,6 +384,7 @@ export function rewindTests(workspace: () => Workspace): void {
       expect(await w.tree()).toEqual({ 'one.txt': 'one edited\n', 'two.txt': 'two\n' });
       await expect(history.rewind('m1', { paths: ['never-tracked.txt'] })).rejects.toThrow(InvalidArgumentError);
       await expect(history.rewind('m1', { paths: ['never-tracked.txt'] })).rejects.toThrow('never-tracked.txt is not a tracked file');
+      await expect(history.rewind('m1', { paths: 'a.txt' as never })).rejects.toThrow('paths must be an array of paths, got "a.txt"');
     });
 
     it('throws NotFoundError for a message without a snapshot', async () => {
