@@ -304,6 +304,11 @@ export class FileHistory implements FileHistoryReader {
     }
   }
 
+  /** True while this history holds its session's lock: opened with `lock` (the default) and not closed. */
+  get holdsLock(): boolean {
+    return this.lock !== undefined && !this.closed;
+  }
+
   /** The current state (snapshots oldest first, tracked files, sequence). Replaced on each change. */
   get state(): Readonly<FileHistoryState> {
     return this.current;

@@ -13,6 +13,7 @@
  *    link or symlink at the path is replaced, never written through. Missing parent folders are
  *    created. A `null` entry unlinks the file (or the symlink itself). Paths reached through a
  *    symlinked folder are skipped and reported; nothing is written outside the project root.
+ *    Temp files a killed rewind or undo left in the folders written to are removed first.
  *
  * Across a file ↔ folder change nothing but the rewind's own files is removed: a folder standing
  * where the snapshot has a file is removed with rmdir (never recursively) once the deletions have
@@ -20,12 +21,12 @@
  * where the snapshot needs a folder is removed only when it is itself tracked and deleted by the
  * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
  */
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { BackupMissingError, errnoCode } from './errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import { findSnapshot } from './state-queries.js';
+import { removeStaleTemporaryFiles, temporaryPathFor } from './temporary-files.js';
 import type { RewindResult } from './results.js';
 import type { FileHistoryState } from './types.js';
 
@@ -73,6 +74,7 @@ export async function fileHistoryRewind(
 
   const deletions = writes.filter((plan) => plan.kind === 'delete');
   const restores = writes.filter((plan) => plan.kind === 'restore');
+  await removeStaleTemporaryFiles(context.fs, restores.map((plan) => dirname(plan.absolutePath)), Date.now());
   for (const phase of [deletions, restores]) {
     const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, plan))));
     phase.forEach((plan, index) => {
@@ -132,7 +134,7 @@ async function applyPlan(
     }
     const folder = dirname(plan.absolutePath);
     if (plan.createParents) await context.fs.mkdir(folder, { recursive: true });
-    const temporary = join(folder, `.${basename(plan.absolutePath).slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`);
+    const temporary = temporaryPathFor(plan.absolutePath);
     try {
       await context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, temporary);
       const mode = (plan.backup.mode ?? plan.info.mode) & 0o7777;

@@ -28,6 +28,11 @@ import type { UndoPoint } from './undo-records.js';
 /** The file history a {@link RewindSession} drives: a `FileHistory` (not a subagent handle). */
 export interface RewindableHistory extends FileHistoryReader {
   rewind(messageId: string, options?: RewindOptions): Promise<RewindResult>;
+  /**
+   * True while this history holds its session's lock (`FileHistory` opened with the default
+   * `lock`). Undo backups left orphaned by a killed save are cleared only then.
+   */
+  readonly holdsLock?: boolean;
 }
 
 /** Options of {@link RewindSession}. */
@@ -308,6 +313,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
 
   private undoOptions() {
     return {
+      deleteOrphans: this.undo !== undefined && this.undo.store === this.history.store && this.undo.sessionId === this.history.sessionId && this.history.holdsLock === true,
       ...(this.undoLimit === undefined ? {} : { limit: this.undoLimit }),
       ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
       ...(this.now === undefined ? {} : { now: this.now }),

@@ -15,6 +15,7 @@ import pLimit from 'p-limit';
 import { BackupMissingError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
 import { createFolderChecker } from '../parent-folders.js';
 import { toAbsolutePath } from '../paths.js';
+import { removeStaleTemporaryFiles, temporaryPathFor } from '../temporary-files.js';
 import type { RecordWarningHandler } from '../records.js';
 import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
 import {
@@ -59,6 +60,12 @@ export interface UndoOptions {
   now?: () => Date;
   /** Receives warnings about malformed undo records. */
   onWarning?: RecordWarningHandler;
+  /**
+   * After saving a point, delete the undo session's `…@undo-…` backups no live point refers to
+   * (left by a process killed while saving). Only safe while this process holds the undo
+   * session's lock, so no other process is saving a point there. Default false.
+   */
+  deleteOrphans?: boolean;
 }
 
 /** What {@link captureUndoPoint} saves. */
@@ -177,7 +184,8 @@ export async function captureUndoPoint(
         `the log of session ${undo.sessionId} in the ${undo.store.kind} store does not keep ${UNDO_POINT_RECORD_TYPE} records; give an fh store as the undo store, or turn undo off`,
       );
     }
-    await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] }, points);
+    const evicted = await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] }, points);
+    if (options.deleteOrphans === true) await deleteOrphanUndoBackups(undo, points.filter((candidate) => !evicted.includes(candidate.undoId)));
     return point;
   } catch (error) {
     await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
@@ -220,6 +228,24 @@ export async function evictUndoPoints(
   return evicted.map((point) => point.undoId);
 }
 
+/**
+ * Delete the session's undo backups (`…@undo-…`) that no live point refers to: left by a process
+ * killed while it saved an undo point, before the point was recorded (see
+ * `UndoOptions.deleteOrphans`). Tidying only: a failed listing or delete is ignored (the backups
+ * stay, and the next save tries again).
+ */
+async function deleteOrphanUndoBackups(undo: UndoStore, livePoints: readonly UndoPoint[]): Promise<void> {
+  const referenced = new Set(livePoints.flatMap((point) => point.entries.map((entry) => entry.backupFileName)));
+  let names: string[];
+  try {
+    names = await undo.store.listBackups(undo.sessionId);
+  } catch {
+    return;
+  }
+  const orphans = names.filter((name) => name.includes('@undo-') && !referenced.has(name));
+  await Promise.all(orphans.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
+}
+
 async function deletePointBackups(undo: UndoStore, point: UndoPoint): Promise<void> {
   for (const entry of point.entries) {
     if (entry.backupFileName !== null) await undo.store.deleteBackup(point.sessionId, entry.backupFileName);
@@ -240,11 +266,6 @@ async function validatePoint(undo: UndoStore, point: UndoPoint): Promise<void> {
   if (missing.length === 0) return;
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
   throw new BackupMissingError(`undo refused, nothing was changed: ${missing.length} backup(s) of undo point ${point.undoId} missing or damaged: ${list}`, missing);
-}
-
-function temporaryPath(absolutePath: string): string {
-  const suffix = createHash('sha256').update(randomUUID()).digest('hex').slice(0, 12);
-  return join(dirname(absolutePath), `.${basename(absolutePath).slice(0, 100)}.fh-${suffix}.tmp`);
 }
 
 type EntryOutcome = 'restored' | 'deleted' | 'none' | { skipped: string };
@@ -289,7 +310,7 @@ async function applyEntry(
     }
   }
   if (folder.kind === 'missing') await fs.mkdir(dirname(absolutePath), { recursive: true });
-  const temporary = temporaryPath(absolutePath);
+  const temporary = temporaryPathFor(absolutePath);
   try {
     if (entry.kind === 'symlink') {
       if (typeof fs.symlink !== 'function') throw new UnsupportedError(`restoring the symbolic link ${entry.path} needs a workspace fs with symlink`);
@@ -353,6 +374,7 @@ export async function undoRewind(
     outcomes.set(entry, await apply(entry, createFolderChecker(workspace.fs, workspace.projectRoot)));
   }
   const files = point.entries.filter((entry) => entry.kind === 'file' || entry.kind === 'symlink');
+  await removeStaleTemporaryFiles(workspace.fs, files.map((entry) => dirname(toAbsolutePath(workspace.projectRoot, entry.path))), Date.now());
   const fileFolders = createFolderChecker(workspace.fs, workspace.projectRoot);
   const written = await Promise.all(files.map((entry) => limit(() => apply(entry, fileFolders))));
   files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));

@@ -272,6 +272,49 @@ export function rewindTests(workspace: () => Workspace): void {
       expect((await session.undoPoints()).map((point) => point.undoId)).not.toContain(undoId);
     });
 
+    it('removes the temp files a killed rewind left in the folders it writes to, and nothing else', async () => {
+      const w = workspace();
+      await w.write('src/a.txt', 'before\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('src/a.txt');
+      await w.write('src/a.txt', 'after\n');
+      const longAgo = new Date(Date.now() - 5 * 60_000);
+      await w.write('src/.a.txt.fh-0123456789ab.tmp', 'left by a killed rewind\n');
+      await w.fs.utimes(w.path('src/.a.txt.fh-0123456789ab.tmp'), longAgo, longAgo);
+      await w.write('src/.b.txt.fh-abcdefabcdef.tmp', 'being written right now\n');
+      await w.write('src/.notes.fh-draft.tmp', 'a user file\n');
+      await w.fs.utimes(w.path('src/.notes.fh-draft.tmp'), longAgo, longAgo);
+
+      expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: ['src/a.txt'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({
+        'src/.b.txt.fh-abcdefabcdef.tmp': 'being written right now\n',
+        'src/.notes.fh-draft.tmp': 'a user file\n',
+        'src/a.txt': 'before\n',
+      });
+    });
+
+    it('deletes undo backups no undo point refers to (left by a killed save) when it saves the next point', async () => {
+      const w = workspace();
+      await w.write('a.txt', 'v1\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('a.txt');
+      await w.write('a.txt', 'v2\n');
+      const session = new RewindSession({ history });
+      const first = await session.restore({ messageId: 'm1', mode: 'code' });
+      const orphan = `${'0'.repeat(16)}@undo-0123456789ab`;
+      await w.store.putBackup(w.sessionId, orphan, w.path('a.txt'));
+      await w.write('a.txt', 'v3\n');
+      const second = await session.restore({ messageId: 'm1', mode: 'code' });
+      const undoBackups = (await w.store.listBackups(w.sessionId)).filter((name) => name.includes('@undo-')).sort();
+      expect(undoBackups).toEqual(
+        [first.undoPoint?.entries[0]?.backupFileName, second.undoPoint?.entries[0]?.backupFileName].sort(),
+      );
+      expect(await session.undoRewind()).toMatchObject({ restored: ['a.txt'], failed: [] });
+      expect(await w.text('a.txt')).toBe('v3\n');
+    });
+
     it('replaces a symlink at a tracked path instead of writing through it', async () => {
       const w = workspace();
       const outside = `${w.root}-outside`;
