@@ -32,6 +32,19 @@ async function demo(args: readonly string[]) {
 }
 
 describe('fh demo', () => {
+  it('skips the undo check when no replayed commit changes a file: nothing to rewind, exit 0', async () => {
+    const repository = await tempFolder('fh-demo-empty-');
+    git(repository, ['init', '-q', '-b', 'main']);
+    git(repository, ['commit', '-q', '--allow-empty', '-m', 'nothing']);
+    const human = await demo(['--repo', repository]);
+    expect(human.exitCode).toBe(0);
+    expect(human.stdout).toContain('Replay: 1 turn, 0 tracked files, ');
+    expect(human.stdout).toContain('Undo of the last rewind: skipped (that rewind changed no file, so there was nothing to undo)\nAll checkpoints verified.\n');
+    const result = await demo(['--repo', repository, '--json']);
+    const report = JSON.parse(result.stdout) as DemoJson;
+    expect([result.exitCode, report.ok, report.undo]).toEqual([0, true, { ms: 0, verified: true, mismatches: [], skipped: true }]);
+  });
+
   it('replays every kind of change, verifies each rewind against git and the undo', async () => {
     const repository = await makeScenarioRepository();
     const result = await demo(['--repo', repository, '--json']);
@@ -57,7 +70,7 @@ describe('fh demo', () => {
     expect(report.turns.flatMap((turn) => turn.mismatches)).toEqual([]);
     expect(report.trackedFiles).toBe(11);
     expect(report.replayVerified).toBe(true);
-    expect(report.undo).toEqual({ ms: expect.any(Number), verified: true, mismatches: [] });
+    expect(report.undo).toEqual({ ms: expect.any(Number), verified: true, mismatches: [], skipped: false });
     expect(report.workFolder).toBeNull();
   });
 

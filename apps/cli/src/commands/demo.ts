@@ -17,6 +17,7 @@ import type { CommandContext } from '../context.js';
 import { findRepositoryRoot } from '../demo/git.js';
 import { replayRepository, type DemoTurn, type ReplayReport } from '../demo/replay.js';
 import { renderTable } from '../output.js';
+import { plural } from '../format.js';
 
 /** Options of `fh demo`. */
 export interface DemoCommandOptions {
@@ -99,12 +100,16 @@ function renderReport(context: CommandContext, report: ReplayReport, options: De
   const skipped = [...new Set(report.turns.flatMap((turn) => turn.skipped))];
   if (skipped.length > 0) lines.push(`Skipped ${skipped.length} symlink or submodule path${skipped.length === 1 ? '' : 's'}: ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ', …' : ''}`);
   lines.push(
-    `Replay: ${report.replayed} turns, ${report.trackedFiles} tracked files, ${formatMs(report.replayMs)}` +
+    `Replay: ${plural(report.replayed, 'turn')}, ${plural(report.trackedFiles, 'tracked file')}, ${formatMs(report.replayMs)}` +
       (report.replayVerified ? ' (workspace equals the newest commit)' : colors.red(' (workspace differs from the newest commit)')),
   );
   const average = report.turns.length === 0 ? 0 : report.rewindMs / report.turns.length;
   lines.push(`Rewinds: ${report.turns.length}, ${formatMs(report.rewindMs)} in all, ${average.toFixed(1)} ms on average; ${report.turns.filter((turn) => turn.verified).length}/${report.turns.length} verified against git`);
-  lines.push(`Undo of the last rewind: ${formatMs(report.undo.ms)}, ${report.undo.verified ? colors.green('verified') : colors.red('MISMATCH')}`);
+  lines.push(
+    report.undo.skipped
+      ? 'Undo of the last rewind: skipped (that rewind changed no file, so there was nothing to undo)'
+      : `Undo of the last rewind: ${formatMs(report.undo.ms)}, ${report.undo.verified ? colors.green('verified') : colors.red('MISMATCH')}`,
+  );
   const problems = [
     ...report.replayMismatches.map((line) => `replay: ${line}`),
     ...report.turns.flatMap((turn) => turn.mismatches.map((line) => `turn ${turn.turn}: ${line}`)),

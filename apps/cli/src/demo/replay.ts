@@ -82,8 +82,11 @@ export interface ReplayReport {
   replayMs: number;
   /** Sum of every rewind's time, in ms. */
   rewindMs: number;
-  /** The undo of the last rewind, checked against git. */
-  undo: { ms: number; verified: boolean; mismatches: string[] };
+  /**
+   * The undo of the last rewind, checked against git. `skipped` when the last rewind changed no
+   * file: it saved no undo point, so there is nothing to undo (`verified` is then true).
+   */
+  undo: { ms: number; verified: boolean; mismatches: string[]; skipped: boolean };
   /** The replay itself left the workspace equal to the newest commit (before any rewind). */
   replayVerified: boolean;
   replayMismatches: string[];
@@ -204,18 +207,23 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
     }
 
     const beforeLastRewind = checkpoints.length > 1 ? (checkpoints[1] as { tree: string }).tree : previous;
+    const undoSkipped = (turns[0]?.rewoundFiles ?? 0) === 0;
     const undoStart = performance.now();
-    let undoFailures: Array<{ path: string; error: string }>;
-    try {
-      undoFailures = await options.undoLastRewind();
-    } catch (error) {
-      undoFailures = [{ path: '(all)', error: `undo threw: ${errorMessage(error)}` }];
+    let undoFailures: Array<{ path: string; error: string }> = [];
+    if (!undoSkipped) {
+      try {
+        undoFailures = await options.undoLastRewind();
+      } catch (error) {
+        undoFailures = [{ path: '(all)', error: `undo threw: ${errorMessage(error)}` }];
+      }
     }
-    const undoMs = performance.now() - undoStart;
-    const undoMismatches = [
-      ...undoFailures.map((failure) => `${failure.path}: undo failed: ${failure.error}`),
-      ...(await compareWithTree(workspace, verifiable, await treeOf(beforeLastRewind), format)),
-    ];
+    const undoMs = undoSkipped ? 0 : performance.now() - undoStart;
+    const undoMismatches = undoSkipped
+      ? []
+      : [
+          ...undoFailures.map((failure) => `${failure.path}: undo failed: ${failure.error}`),
+          ...(await compareWithTree(workspace, verifiable, await treeOf(beforeLastRewind), format)),
+        ];
 
     const ok = replayMismatches.length === 0 && turns.every((turn) => turn.verified) && undoMismatches.length === 0;
     return {
@@ -228,7 +236,7 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
       trackedFiles: verifiable.length,
       replayMs,
       rewindMs: turns.reduce((sum, turn) => sum + turn.rewindMs, 0),
-      undo: { ms: undoMs, verified: undoMismatches.length === 0, mismatches: undoMismatches },
+      undo: { ms: undoMs, verified: undoMismatches.length === 0, mismatches: undoMismatches, skipped: undoSkipped },
       replayVerified: replayMismatches.length === 0,
       replayMismatches,
       ok,
