@@ -29,6 +29,21 @@ export class PartialFailureError extends Error {
   }
 }
 
+/**
+ * An error with a hint on what to do instead (the `--paths` command after a refused rewind): it
+ * exits and is reported as `error` is, with `hint` printed after the detail lines (and as `hint`
+ * in the JSON error document).
+ */
+export class HintedError extends Error {
+  override readonly name = 'HintedError';
+  constructor(
+    readonly error: unknown,
+    readonly hint: string,
+  ) {
+    super(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
 /** "2 files could not be rewound (1 failed, 1 skipped)" ("1 file could not be rewound" with none skipped): the headline of a partly done rewind or undo. */
 export function partialMessage(failed: number, skipped: number, done: string): string {
   const total = failed + skipped;
@@ -45,6 +60,8 @@ export interface DescribedError {
   message: string;
   /** Extra lines (failed files, missing backups), each naming one thing. */
   details: string[];
+  /** What to do instead, when known (see {@link HintedError}). */
+  hint?: string;
 }
 
 /**
@@ -52,6 +69,7 @@ export interface DescribedError {
  * a stack trace. FhErrors from any installed copy of @fh/core are recognised by their marker.
  */
 export function describeError(error: unknown): DescribedError {
+  if (error instanceof HintedError) return { ...describeError(error.error), hint: error.hint };
   if (error instanceof UsageError) return { exitCode: ExitCode.usage, code: 'FH_USAGE', message: error.message, details: [] };
   if (error instanceof PartialFailureError) {
     return {
@@ -64,7 +82,7 @@ export function describeError(error: unknown): DescribedError {
   if (isFhError(error)) {
     const missing = (error as { missing?: ReadonlyArray<{ path: string; backupFileName: string; reason: string }> }).missing;
     const details = Array.isArray(missing)
-      ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} ${entry.reason}`)
+      ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} missing: ${entry.reason}`)
       : [];
     // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`) is a usage error.
     const exitCode = error.code === 'FH_INVALID_ARGUMENT' ? ExitCode.usage : ExitCode.failure;

@@ -17,6 +17,8 @@ export interface GlobalOptions {
   session?: string;
   /** `--project <folder>`. */
   project?: string;
+  /** `--other-project`: let a writing command use a `--project` other than the session's recorded one. */
+  otherProject?: boolean;
   /** `--claude [configDir]`: `true` when given without a folder. */
   claude?: string | boolean;
   /** `--json`. */

@@ -19,9 +19,9 @@ export function formatTime(time: Date): string {
   return `${time.getFullYear()}-${pad(time.getMonth() + 1)}-${pad(time.getDate())} ${pad(time.getHours())}:${pad(time.getMinutes())}:${pad(time.getSeconds())}`;
 }
 
-/** The first line of `text`, cut to `width` characters with `…`. */
+/** The first line of `text`, cut to `width` characters with `…`; control characters escaped (see {@link escapeControl}). */
 export function excerpt(text: string, width = 60): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = escapeControl(text.replace(/\s+/g, ' ').trim());
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
@@ -32,6 +32,28 @@ export function plural(count: number, word: string): string {
 
 /** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
+/** The same, but keeping line feeds and tabs (multi-line text such as a prompt to resend). */
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/gu;
+
+/** True when `text` holds a control character (see {@link escapeControl}). */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+
+/** `\u001b` for ESC and so on: the JSON-style escape of one control character. */
+function escapeCharacter(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Text for human output with every control character (C0, DEL, C1, U+2028/9) written as its
+ * JSON-style escape (`\u001b`), so no escape sequence from a prompt, message id or error reaches
+ * the terminal. With `keepLines`, line feeds and tabs stay (a prompt printed to edit and resend).
+ */
+export function escapeControl(text: string, options: { keepLines?: boolean } = {}): string {
+  return text.replace(options.keepLines === true ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS, escapeCharacter);
+}
 
 /**
  * A path for human output: as it is, or JSON-quoted (`"new\nline.txt"`) when it holds a control
@@ -39,4 +61,24 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
  */
 export function displayPath(path: string): string {
   return CONTROL_CHARACTER.test(path) ? JSON.stringify(path) : path;
+}
+
+/** A message or session id for human output: quoted like {@link displayPath}. */
+export const displayId = displayPath;
+
+/** Characters a POSIX shell word may hold without quoting. */
+const SHELL_SAFE = /^[A-Za-z0-9_\-.,/:@=+%]+$/;
+
+/**
+ * One shell word for a printed command: as it is when safe, else single-quoted (`'it'\''s'`), or
+ * ANSI-C quoted (`$'a\x1bb'`) when it holds control characters, so the command pastes and runs.
+ */
+export function shellQuote(word: string): string {
+  if (SHELL_SAFE.test(word)) return word;
+  if (!CONTROL_CHARACTER.test(word)) return `'${word.replace(/'/g, `'\\''`)}'`;
+  const escaped = word.replace(/[\\']/g, (character) => `\\${character}`).replace(CONTROL_CHARACTERS, (character) => {
+    const code = character.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return `$'${escaped}'`;
 }

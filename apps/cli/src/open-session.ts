@@ -5,8 +5,15 @@
  *
  * The session is `--session` / `FH_SESSION_ID`; without one, the most recently changed session of
  * the project is used (and named on stderr). The project root is `--project`, else the root the
- * session recorded, else the current folder.
+ * session recorded, else the current folder. Project roots are compared by their real paths too,
+ * so a project reached through a symbolic link is the same project.
+ *
+ * A `--project` folder that does not exist is a usage error (exit 2) for every command. A command
+ * that writes refuses a `--project` other than the session's recorded project unless
+ * `--other-project` is given, so a mistyped folder never records every tracked file as absent;
+ * read-only commands only warn.
  */
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   FH_SESSION_RECORD_TYPE,
@@ -19,6 +26,8 @@ import {
 import type { ClaudeCodeStore } from '@fh/store-fs';
 import { assertClaudeFolder } from './claude-guard.js';
 import { UsageError } from './cli-errors.js';
+import { fhCommand } from './command-hint.js';
+import { displayPath } from './format.js';
 import type { CommandContext } from './context.js';
 import { openFhHistory } from './fh-history.js';
 import { describeStoreLocation } from './store-uri.js';
@@ -47,6 +56,11 @@ export interface OpenSessionOptions {
    * records). Read-only commands pass false, so they work while an agent holds the session.
    */
   lock?: boolean;
+  /**
+   * The command writes project files or the session (default: the same as `lock`): it refuses a
+   * `--project` other than the recorded one unless `--other-project` is given.
+   */
+  writes?: boolean;
 }
 
 /** How long a command waits for a session another process holds, in ms. */
@@ -54,7 +68,45 @@ const LOCK_WAIT_MS = 3000;
 
 /** Open the session named by the global options (see the module comment). */
 export async function openSession(context: CommandContext, options: OpenSessionOptions = {}): Promise<OpenedSession> {
-  return context.claudeConfigDir !== undefined ? openClaudeSession(context, context.claudeConfigDir) : openFhSession(context, options);
+  await assertProjectFolder(context);
+  return context.claudeConfigDir !== undefined ? openClaudeSession(context, context.claudeConfigDir, options) : openFhSession(context, options);
+}
+
+/** Throw a usage error when `--project` names no folder (every command: nothing is read or recorded). */
+export async function assertProjectFolder(context: CommandContext): Promise<void> {
+  if (context.options.project === undefined) return;
+  const root = context.projectRoot;
+  const stats = await stat(root).catch(() => undefined);
+  if (stats === undefined) throw new UsageError(`project folder ${displayPath(root)} does not exist (--project); nothing was recorded`);
+  if (!stats.isDirectory()) throw new UsageError(`project ${displayPath(root)} is not a folder (--project); nothing was recorded`);
+}
+
+/** The real path of `path` (symbolic links resolved), or `path` resolved when it does not exist. */
+async function realProjectPath(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path));
+}
+
+/** True when two project roots are the same folder: equal paths, or equal real paths. */
+export async function sameProject(first: string, second: string): Promise<boolean> {
+  return resolve(first) === resolve(second) || (await realProjectPath(first)) === (await realProjectPath(second));
+}
+
+/**
+ * The project root to open a session with, given the root it recorded: `--project` when given
+ * (the recorded spelling when both are the same folder), else the recorded root, else the current
+ * folder. A writing command refuses another project than the recorded one without `--other-project`.
+ */
+async function chooseProjectRoot(context: CommandContext, recorded: string | undefined, sessionId: string, writes: boolean): Promise<string> {
+  if (context.options.project === undefined) return recorded ?? context.projectRoot;
+  const given = context.projectRoot;
+  if (recorded === undefined || (await sameProject(recorded, given))) return recorded ?? given;
+  if (writes && context.options.otherProject !== true) {
+    throw new UsageError(
+      `session ${displayPath(sessionId)} was recorded for project ${displayPath(recorded)}, not ${displayPath(given)} (--project); nothing was changed. ` +
+        `Leave out --project, or pass --other-project to use ${displayPath(given)} anyway`,
+    );
+  }
+  return given;
 }
 
 async function openFhSession(context: CommandContext, options: OpenSessionOptions): Promise<OpenedSession> {
@@ -65,7 +117,7 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
     throw new NotFoundError(`session "${sessionId}" not found in ${describeStoreLocation(context.storeLocation)} (fh sessions lists them)`);
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
-  const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
+  const projectRoot = await chooseProjectRoot(context, recorded?.projectRoot, sessionId, options.writes ?? options.lock !== false);
   const history = await openFhHistory(store, sessionId, projectRoot, {
     lock: options.lock !== false,
     waitMs: LOCK_WAIT_MS,
@@ -77,34 +129,50 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
 /** The most recently changed fh session whose recorded project is this project. */
 async function latestFhSession(context: CommandContext, store: BackupStore): Promise<string> {
   const projectRoot = context.projectRoot;
+  const realRoot = await realProjectPath(projectRoot);
   const sessions = [...(await store.listSessions())].sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime());
   for (const session of sessions) {
     const { records } = await store.sessionLog(session.sessionId).read();
     const recorded = records.find((record) => record.type === FH_SESSION_RECORD_TYPE);
     const root = recorded === undefined ? undefined : parseFhSessionRecord(recorded)?.projectRoot;
-    if (root !== undefined && resolve(root) === projectRoot) {
-      context.output.note(`fh: using session ${session.sessionId}, the latest of ${projectRoot} (pass --session to choose)`);
+    if (root !== undefined && (resolve(root) === projectRoot || (await realProjectPath(root)) === realRoot)) {
+      context.output.note(`fh: using session ${displayPath(session.sessionId)}, the latest of ${displayPath(projectRoot)} (pass --session to choose)`);
       return session.sessionId;
     }
   }
-  throw new UsageError(`no session given and none found for ${projectRoot}: pass --session <id> or set FH_SESSION_ID (fh sessions lists them)`);
+  throw new UsageError(`no session given and none found for ${displayPath(projectRoot)}: pass --session <id> or set FH_SESSION_ID (${fhCommand(context, ['sessions'])} lists them)`);
 }
 
-async function openClaudeSession(context: CommandContext, configDir: string): Promise<OpenedSession> {
+async function openClaudeSession(context: CommandContext, configDir: string, options: OpenSessionOptions): Promise<OpenedSession> {
   await assertClaudeFolder(configDir);
   const { ClaudeCodeStore } = await import('@fh/store-fs');
   const claudeStore = new ClaudeCodeStore({ configDir, projectRoot: context.projectRoot });
   let sessionId = context.sessionIdOption;
   if (sessionId === undefined) {
     const projectRoot = context.projectRoot;
-    const latest = (await claudeStore.listClaudeSessions()).find((session) => session.projectPath !== undefined && resolve(session.projectPath) === projectRoot);
+    const realRoot = await realProjectPath(projectRoot);
+    let latest: { sessionId: string } | undefined;
+    for (const session of await claudeStore.listClaudeSessions()) {
+      if (session.projectPath === undefined) continue;
+      if (resolve(session.projectPath) === projectRoot || (await realProjectPath(session.projectPath)) === realRoot) {
+        latest = session;
+        break;
+      }
+    }
     if (latest === undefined) {
-      throw new UsageError(`no session given and no Claude Code session of ${projectRoot} in ${configDir}: pass --session <id> (fh --claude sessions lists them)`);
+      throw new UsageError(`no session given and no Claude Code session of ${displayPath(projectRoot)} in ${displayPath(configDir)}: pass --session <id> (${fhCommand(context, ['sessions'])} lists them)`);
     }
     sessionId = latest.sessionId;
-    context.output.note(`fh: using Claude Code session ${sessionId}, the latest of ${projectRoot} (pass --session to choose)`);
+    context.output.note(`fh: using Claude Code session ${displayPath(sessionId)}, the latest of ${displayPath(projectRoot)} (pass --session to choose)`);
   }
-  const session = await claudeStore.readSession(sessionId, context.options.project === undefined ? {} : { projectRoot: context.projectRoot });
+  let session = await claudeStore.readSession(sessionId);
+  if (context.options.project !== undefined) {
+    const projectRoot = await chooseProjectRoot(context, session.projectRoot, sessionId, options.writes ?? options.lock !== false);
+    if (projectRoot !== session.projectRoot) {
+      context.output.warn(`Claude Code session ${displayPath(sessionId)} was recorded for project ${displayPath(session.projectRoot)} and is opened for ${displayPath(projectRoot)}`);
+      session = await claudeStore.readSession(sessionId, { projectRoot });
+    }
+  }
   const history = await FileHistory.open({
     projectRoot: session.projectRoot,
     sessionId,

@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { describeError, ExitCode } from './cli-errors.js';
+import { escapeControl } from './format.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 
 /** A command module's entry point: returns the exit code (0 when omitted). */
@@ -59,7 +60,8 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .version(packageJson.version, '-V, --version')
     .option('--store <uri>', 'where backups and records live: fs:<folder> (default: fs:$FH_HOME, else fs:~/.fh)')
     .option('--session <id>', 'session id (default: $FH_SESSION_ID)')
-    .option('--project <folder>', 'project folder (default: the current folder)')
+    .option('--project <folder>', "project folder (default: the session's recorded project, else the current folder)")
+    .option('--other-project', 'let track, snapshot, rewind and undo use a --project other than the one the session recorded')
     .option('--claude [configDir]', 'open Claude Code session data (default folder: $CLAUDE_CONFIG_DIR, else ~/.claude)')
     .option('--json', 'print one JSON document on stdout')
     .exitOverride()
@@ -141,6 +143,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .description('remove sessions not changed for a number of days')
     .option('--older-than <days>', 'age in days', parseNonNegativeNumber('--older-than'), 30)
     .option('--dry-run', 'list what would be removed')
+    .option('--yes', 'do not ask (needed without a terminal when sessions would be removed)')
     .action(action(async () => (await import('./commands/cleanup.js')).run));
 
   program
@@ -165,8 +168,27 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   return program;
 }
 
+/**
+ * Once the reader of stdout or stderr goes away (`fh list | head -1`), drop what is still written
+ * instead of crashing with an unhandled EPIPE: the command finishes and exits with its own code.
+ */
+function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+      throw error;
+    });
+  }
+}
+
+/** The JSON error document `--json` prints on stdout. */
+function errorDocument(code: string, message: string, details: readonly string[], hint?: string): string {
+  return `${JSON.stringify({ error: { code, message, details, ...(hint === undefined ? {} : { hint }) } }, null, 2)}\n`;
+}
+
 /** Parse `argv` (without node and script), run the command, print errors; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  ignoreClosedPipes();
   let context: CommandContext | undefined;
   let exitCode: number = ExitCode.ok;
   const program = buildProgram(async (runner, options) => {
@@ -181,22 +203,24 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // `fh` with no command prints the help on stderr (commander.help with a non-zero exit code):
       // a usage error. `fh --help`, `fh help` and `--version` succeed.
-      if (error.code === 'commander.help' && error.exitCode !== 0) return ExitCode.usage;
+      if (error.code === 'commander.help' && error.exitCode !== 0) {
+        if (json) process.stdout.write(errorDocument('FH_USAGE', 'no command given (fh --help lists the commands)', []));
+        return ExitCode.usage;
+      }
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
         return ExitCode.ok;
       }
-      if (json) process.stdout.write(`${JSON.stringify({ error: { code: 'FH_USAGE', message: error.message.replace(/^error: /, '') } }, null, 2)}\n`);
+      if (json) process.stdout.write(errorDocument('FH_USAGE', error.message.replace(/^error: /, ''), []));
       return ExitCode.usage;
     }
     const described = describeError(error);
     if (json && context?.output.wroteDocument !== true) {
-      process.stdout.write(
-        `${JSON.stringify({ error: { code: described.code, message: described.message, details: described.details } }, null, 2)}\n`,
-      );
+      process.stdout.write(errorDocument(described.code, described.message, described.details, described.hint));
     }
     const stderr = context?.output.errorColors;
-    process.stderr.write(`${stderr ? stderr.red('fh:') : 'fh:'} ${described.message}\n`);
-    for (const detail of described.details) process.stderr.write(`  ${detail}\n`);
+    process.stderr.write(`${stderr ? stderr.red('fh:') : 'fh:'} ${escapeControl(described.message)}\n`);
+    for (const detail of described.details) process.stderr.write(`  ${escapeControl(detail)}\n`);
+    if (described.hint !== undefined) process.stderr.write(`${escapeControl(described.hint)}\n`);
     return described.exitCode;
   }
 }

@@ -1,6 +1,6 @@
 /** Human rendering of diff stats (what a rewind would change), shared by diff, list, rewind and the menu. */
 import type { DiffStats, FileDiffStat } from '@fh/core';
-import { displayPath } from './format.js';
+import { displayPath, escapeControl } from './format.js';
 import type { Colors } from './output.js';
 
 /** `+12 -3`, coloured. */
@@ -30,16 +30,42 @@ export function renderFileLines(stats: DiffStats, colors: Colors): string[] {
   });
 }
 
-/** A summary line (`<what> would change N files (+a -d)`) followed by the file lines and problems. */
-export function renderDiffStats(stats: DiffStats, colors: Colors, what: string): string[] {
+/** A reason for human output, without the path again when it starts with it (`a.txt: a.txt: …`). */
+export function reasonText(path: string, reason: string): string {
+  return escapeControl(reason.startsWith(`${path}: `) ? reason.slice(path.length + 2) : reason);
+}
+
+/**
+ * The tracked files whose backup at the checkpoint is missing from the store or damaged (the
+ * core's diff stats list them in `failed` as `backup <name> missing: <why>`). While there is one,
+ * a rewind to that checkpoint is refused as a whole and changes nothing (issue 2 rule 4); files
+ * whose backup failed when it was taken (a Claude Code backup already pruned) are only reported.
+ */
+export function refusingPaths(stats: DiffStats): string[] {
+  return (stats.failed ?? []).filter((failed) => /^backup \S+ missing: /.test(failed.reason)).map((failed) => failed.path);
+}
+
+/** Options of {@link renderDiffStats}. */
+export interface RenderDiffStatsOptions {
+  /** The hint printed when a rewind would be refused (see {@link refusingPaths}), e.g. the `--paths` command. */
+  refusalHint?: string;
+}
+
+/**
+ * A summary line (`<what> would change N files (+a -d)`, saying when a rewind will be refused)
+ * followed by the file lines, the problems and the refusal hint.
+ */
+export function renderDiffStats(stats: DiffStats, colors: Colors, what: string, options: RenderDiffStatsOptions = {}): string[] {
   const count = stats.files.length;
-  const lines = [
+  const refusing = refusingPaths(stats).length;
+  const summary =
     count === 0
       ? `${what} would change no files`
-      : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)})`,
-    ...renderFileLines(stats, colors),
-  ];
-  for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${displayPath(skipped.path)}: ${skipped.reason}`);
-  for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${displayPath(failed.path)}: ${failed.reason}`);
+      : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)})`;
+  const refusal = refusing === 0 ? '' : colors.red(`, but the rewind will be refused: ${refusing} backup${refusing === 1 ? ' is' : 's are'} missing or damaged`);
+  const lines = [summary + refusal, ...renderFileLines(stats, colors)];
+  for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${displayPath(skipped.path)}: ${reasonText(skipped.path, skipped.reason)}`);
+  for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${displayPath(failed.path)}: ${reasonText(failed.path, failed.reason)}`);
+  if (refusing > 0 && options.refusalHint !== undefined) lines.push(options.refusalHint);
   return lines;
 }

@@ -36,6 +36,7 @@ describe('fh: global behaviour', () => {
       error: {
         code: 'FH_USAGE',
         message: 'option \'--commits <n>\' argument \'zero\' is invalid. --commits must be a whole number of at least 1, not "zero"',
+        details: [],
       },
     });
   });
@@ -62,7 +63,7 @@ describe('fh: global behaviour', () => {
     const result = await box.fh(['list']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe(
-      `fh: no session given and none found for ${box.project}: pass --session <id> or set FH_SESSION_ID (fh sessions lists them)\n`,
+      `fh: no session given and none found for ${box.project}: pass --session <id> or set FH_SESSION_ID (fh --store fs:${box.store} --project ${box.project} sessions lists them)\n`,
     );
   });
 

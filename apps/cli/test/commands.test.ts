@@ -159,10 +159,12 @@ describe('fh resume and cleanup', () => {
     ]);
   });
 
-  it('resume of an unknown session fails naming it (exit 2)', async () => {
+  it('resume of an unknown session fails naming it, with the exit code of every unknown session (1)', async () => {
     const box = await sandbox();
-    const result = await box.fh(['resume', 'ghost']);
-    expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: session "ghost" not found in the store (fh sessions lists them)\n' });
+    const expected = (command: string) => ({ exitCode: 1, stdout: '', stderr: `fh: session "ghost" not found in fs:${box.store} (fh sessions lists them)\n`, command });
+    for (const args of [['resume', 'ghost'], ['--session', 'ghost', 'list'], ['--session', 'ghost', 'rewind', 'm1', '--yes'], ['--session', 'ghost', 'undo']]) {
+      expect({ ...(await box.fh(args)), command: args.join(' ') }).toEqual(expected(args.join(' ')));
+    }
   });
 
   it('cleanup removes sessions older than the limit and keeps recent ones', async () => {
@@ -181,7 +183,7 @@ describe('fh resume and cleanup', () => {
     expect(dry.json.removed.map((session) => session.sessionId)).toEqual([SESSION]);
     expect(dry.json.kept).toEqual([{ sessionId: 'recent', reason: 'recent' }]);
     expect((await box.fhJson<{ sessions: unknown[] }>(['sessions'])).json.sessions).toHaveLength(2);
-    const real = await box.fhJson<{ removed: Array<{ sessionId: string }> }>(['cleanup']);
+    const real = await box.fhJson<{ removed: Array<{ sessionId: string }> }>(['cleanup', '--yes']);
     expect(real.json.removed.map((session) => session.sessionId)).toEqual([SESSION]);
     const after = await box.fhJson<{ sessions: Array<{ sessionId: string }> }>(['sessions']);
     expect(after.json.sessions.map((session) => session.sessionId)).toEqual(['recent']);

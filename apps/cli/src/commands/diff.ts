@@ -10,11 +10,14 @@
  */
 import { resolve } from 'node:path';
 import { snapshotFileBackups, type DiffStats } from '@fh/core';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import type { Colors } from '../output.js';
 import { readCurrentBytes, readEntryBytes } from '../snapshot-content.js';
 import { renderDiffStats } from '../render-stats.js';
+import { displayId } from '../format.js';
+import { otherFilesHint } from '../refusal-hint.js';
 
 /** Options of `fh diff`. */
 export interface DiffOptions {
@@ -24,6 +27,7 @@ export interface DiffOptions {
 
 /** Run `fh diff`. */
 export async function run(context: CommandContext, messageId: string, options: DiffOptions): Promise<void> {
+  assertCheckpointingEnabled(context);
   const session = await openSession(context, { lock: false });
   try {
     const paths = options.paths?.map((path) => resolve(context.cwd, path));
@@ -32,7 +36,10 @@ export async function run(context: CommandContext, messageId: string, options: D
     const colors = context.output.colors;
     context.output.result(
       { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }) },
-      () => [...renderDiffStats(stats, colors, `Rewinding to ${messageId}`), ...(patch === undefined || patch === '' ? [] : ['', colorPatch(patch, colors)])],
+      () => [
+        ...renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, { refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats) }),
+        ...(patch === undefined || patch === '' ? [] : ['', colorPatch(patch, colors)]),
+      ],
     );
   } finally {
     await session.close();

@@ -9,7 +9,9 @@
  * Exit 3 when backups were missing from the source (each named; the rest was carried).
  */
 import { PartialFailureError } from '../cli-errors.js';
+import { fhCommand } from '../command-hint.js';
 import type { CommandContext } from '../context.js';
+import { displayId, escapeControl, plural } from '../format.js';
 import { openSession } from '../open-session.js';
 import { rewindSessionFor } from '../rewind-session.js';
 
@@ -20,7 +22,7 @@ export interface ForkOptions {
 
 /** Run `fh fork`. */
 export async function run(context: CommandContext, messageId: string, options: ForkOptions): Promise<void> {
-  const session = await openSession(context, { lock: false });
+  const session = await openSession(context, { lock: false, writes: true });
   try {
     const rewinder = await rewindSessionFor(context, session);
     const result = await context.output.withProgress('carrying backups', (onProgress) =>
@@ -42,9 +44,11 @@ export async function run(context: CommandContext, messageId: string, options: F
         prompt: prompt === undefined ? null : { text: prompt.text, mode: prompt.mode, images: prompt.images.length, permissionMode: prompt.permissionMode ?? null },
       },
       () => [
-        `Forked ${session.sessionId} before ${messageId} as ${result.sessionId}: ${result.plan.messages.length} messages, ${result.resume.state.snapshots.length} checkpoints`,
-        session.claude ? `Resume it with: claude --resume ${result.sessionId}` : `Use it with: fh --session ${result.sessionId} list`,
-        ...(prompt === undefined ? [] : ['The prompt you forked before, ready to edit and resend:', '', prompt.text]),
+        `Forked ${displayId(session.sessionId)} before ${displayId(messageId)} as ${displayId(result.sessionId)}: ${plural(result.plan.messages.length, 'message')}, ${plural(result.resume.state.snapshots.length, 'checkpoint')}`,
+        session.claude
+          ? `Resume it with: claude --resume ${result.sessionId}`
+          : `Use it with: ${fhCommand(context, ['list'], { session: result.sessionId })}`,
+        ...(prompt === undefined ? [] : ['The prompt you forked before, ready to edit and resend:', '', escapeControl(prompt.text, { keepLines: true })]),
       ],
     );
     if (missing.length > 0) {

@@ -6,8 +6,9 @@
  * when not recorded), "filesChanged", "insertions", "deletions", "failed": [{ "path", "reason" }] }] }`.
  */
 import { isTranscriptMessage, promptForResubmit } from '@fh/core';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
-import { excerpt, formatTime } from '../format.js';
+import { displayId, displayPath, excerpt, formatTime } from '../format.js';
 import { openSession } from '../open-session.js';
 import { renderTable } from '../output.js';
 import { formatLineCounts } from '../render-stats.js';
@@ -25,6 +26,7 @@ export interface CheckpointRow {
 
 /** Run `fh list`. */
 export async function run(context: CommandContext): Promise<void> {
+  assertCheckpointingEnabled(context);
   const session = await openSession(context, { lock: false });
   try {
     const prompts = new Map<string, string>();
@@ -51,13 +53,13 @@ export async function run(context: CommandContext): Promise<void> {
     const colors = context.output.colors;
     context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, checkpoints }, () =>
       checkpoints.length === 0
-        ? [`session ${session.sessionId} has no checkpoints yet`]
+        ? [`session ${displayId(session.sessionId)} has no checkpoints yet`]
         : [
-            `session ${session.sessionId} (${session.projectRoot})`,
+            `session ${displayId(session.sessionId)} (${displayPath(session.projectRoot)})`,
             ...renderTable<CheckpointRow>(
               checkpoints,
               [
-                { header: 'message id', value: (row) => row.messageId },
+                { header: 'message id', value: (row) => displayId(row.messageId) },
                 { header: 'time', value: (row) => formatTime(row.timestamp) },
                 { header: 'prompt', value: (row) => (row.prompt === null ? colors.dim('(not recorded)') : excerpt(row.prompt, 50)) },
                 { header: 'files', value: (row) => String(row.filesChanged.length) + (row.failed.length > 0 ? colors.red(` (${row.failed.length} unavailable)`) : ''), right: true },

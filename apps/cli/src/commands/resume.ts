@@ -9,9 +9,13 @@
  * "recordsWritten" }`. Exit 3 when backups were missing (each is named; the rest was carried).
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileHistoryForResume, parseFhSessionRecord } from '@fh/core';
-import { PartialFailureError, UsageError } from '../cli-errors.js';
+import { copyFileHistoryForResume, NotFoundError, parseFhSessionRecord } from '@fh/core';
+import { PartialFailureError } from '../cli-errors.js';
 import { assertWritable } from '../claude-guard.js';
+import { fhCommand } from '../command-hint.js';
+import { displayId, plural } from '../format.js';
+import { assertProjectFolder } from '../open-session.js';
+import { describeStoreLocation } from '../store-uri.js';
 import type { CommandContext } from '../context.js';
 
 /** Options of `fh resume`. */
@@ -22,11 +26,12 @@ export interface ResumeOptions {
 /** Run `fh resume`. */
 export async function run(context: CommandContext, fromSessionId: string, options: ResumeOptions): Promise<void> {
   assertWritable(context, 'resume');
+  await assertProjectFolder(context);
   const store = await context.store();
   const toSessionId = options.to ?? randomUUID();
   const { records } = await store.sessionLog(fromSessionId).read();
   if (records.length === 0 && (await store.listBackups(fromSessionId)).length === 0) {
-    throw new UsageError(`session "${fromSessionId}" not found in the store (fh sessions lists them)`);
+    throw new NotFoundError(`session "${fromSessionId}" not found in ${describeStoreLocation(context.storeLocation)} (fh sessions lists them)`);
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
@@ -45,8 +50,8 @@ export async function run(context: CommandContext, fromSessionId: string, option
     recordsWritten: result.recordsWritten,
   };
   context.output.result(document, () => [
-    `resumed ${fromSessionId} as ${toSessionId}: ${result.state.snapshots.length} checkpoints, ${result.linked.length} backups linked, ${result.copied.length} copied`,
-    `continue with: --session ${toSessionId}`,
+    `resumed ${displayId(fromSessionId)} as ${displayId(toSessionId)}: ${plural(result.state.snapshots.length, 'checkpoint')}, ${plural(result.linked.length, 'backup')} linked, ${result.copied.length} copied`,
+    `continue with: ${fhCommand(context, ['list'], { session: toSessionId })}`,
   ]);
   if (result.missing.length > 0) {
     throw new PartialFailureError(

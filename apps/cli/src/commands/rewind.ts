@@ -21,9 +21,9 @@
  * "permissionMode" } } | null }`; the menu's "never mind" gives `{ "messageId": null, "mode":
  * "nevermind" }`. Exit 3 when some files could not be rewound or were skipped (each is named).
  */
-import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import {
+  FhError,
   findSelectableMessageIndex,
   isTranscriptMessage,
   promptForResubmit,
@@ -32,11 +32,15 @@ import {
   type PromptForResubmit,
   type RewindSession,
 } from '@fh/core';
-import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { HintedError, partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { fhCommand } from '../command-hint.js';
+import { confirm, isInteractive } from '../confirm.js';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
-import { displayPath, plural } from '../format.js';
-import { renderDiffStats } from '../render-stats.js';
+import { displayId, displayPath, escapeControl, plural } from '../format.js';
+import { otherFilesHint } from '../refusal-hint.js';
+import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
 import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
 
@@ -48,13 +52,9 @@ export interface RewindCommandOptions {
   yes?: boolean;
 }
 
-/** True when a person can answer on this terminal (and the output is not for a program). */
-export function isInteractive(context: CommandContext): boolean {
-  return process.stdin.isTTY === true && process.stdout.isTTY === true && !context.output.json;
-}
-
 /** Run `fh rewind`. */
 export async function run(context: CommandContext, messageIdArgument: string | undefined, options: RewindCommandOptions): Promise<void> {
+  if (options.mode !== 'conversation') assertCheckpointingEnabled(context, 'only --mode conversation rewinds while it is set');
   const session = await openSession(context, { lock: options.dryRun !== true });
   try {
     const rewinder = await rewindSessionFor(context, session);
@@ -80,6 +80,8 @@ export async function run(context: CommandContext, messageIdArgument: string | u
     mode ??= hasMessage && canRestore ? 'both' : canRestore || !hasMessage ? 'code' : 'conversation';
     const paths = options.paths?.map((path) => resolve(context.cwd, path));
     const codeMode = mode === 'both' || mode === 'code';
+    const shownId = displayId(messageId);
+    const hintWords = [...(options.mode === undefined ? [] : ['--mode', mode]), ...(options.yes === true ? ['--yes'] : [])];
 
     if (!confirmed && options.dryRun !== true && hasMessage && mode !== 'code' && isInteractive(context)) {
       confirmed = await rewinder.isLosslessRewind(messageId);
@@ -91,8 +93,12 @@ export async function run(context: CommandContext, messageIdArgument: string | u
         context.output.result(
           { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation },
           () => [
-            ...(preview === null ? [] : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${messageId}`)),
-            ...(conversation === null ? [] : [`Rewinding the conversation would drop ${plural(conversation.removedMessageIds.length, 'message')}, from the prompt: ${conversation.prompt.text}`]),
+            ...(preview === null
+              ? []
+              : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
+                  refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
+                })),
+            ...(conversation === null ? [] : [`Rewinding the conversation would drop ${plural(conversation.removedMessageIds.length, 'message')}, from the prompt: ${escapeControl(conversation.prompt.text, { keepLines: true })}`]),
             'Dry run: nothing changed.',
           ],
         );
@@ -101,18 +107,27 @@ export async function run(context: CommandContext, messageIdArgument: string | u
       if (!isInteractive(context)) {
         throw new UsageError('refusing to rewind without confirmation: there is no terminal to ask on; pass --yes (or --dry-run to preview)');
       }
-      const summary = preview === null ? [] : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${messageId}`);
+      const summary =
+        preview === null
+          ? []
+          : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
+              refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
+            });
       for (const line of summary) context.output.line(line);
       if (preview !== null && preview.changedSinceLatestSnapshot.length > 0) {
         context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.map(displayPath).join(', ')}`));
       }
-      if (!(await confirm(`Rewind ${mode === 'both' ? 'code and conversation' : mode} to ${messageId}? [y/N] `))) {
+      if (!(await confirm(`Rewind ${mode === 'both' ? 'code and conversation' : mode} to ${shownId}? [y/N] `))) {
         context.output.line('Nothing changed.');
         return;
       }
     }
 
-    const result = await rewinder.restore({ messageId, mode, ...(paths === undefined ? {} : { paths }) });
+    const result = await rewinder.restore({ messageId, mode, ...(paths === undefined ? {} : { paths }) }).catch(async (error: unknown) => {
+      if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
+      const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
+      throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords));
+    });
     const code = result.code === undefined
       ? null
       : { restored: result.code.restored, deleted: result.code.deleted, skipped: result.code.skipped, failed: result.code.failed.map((failure) => ({ path: failure.path, error: failure.error.message })) };
@@ -127,20 +142,20 @@ export async function run(context: CommandContext, messageIdArgument: string | u
         ...(code === null
           ? []
           : [
-              `Rewound the code to ${messageId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}`,
+              `Rewound the code to ${shownId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}`,
               ...code.restored.map((path) => `  restored  ${displayPath(path)}`),
               ...code.deleted.map((path) => `  deleted   ${displayPath(path)}`),
-              ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${entry.reason}`),
+              ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
             ]),
-        ...(undoId === null ? [] : [colors.dim('Undo with: fh undo')]),
+        ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'])}`)]),
         ...(conversation === null
           ? []
           : [
-              `Rewound the conversation to before ${messageId} (${plural(conversation.removedMessageIds.length, 'message')} dropped). The prompt, ready to edit and resend:`,
+              `Rewound the conversation to before ${shownId} (${plural(conversation.removedMessageIds.length, 'message')} dropped). The prompt, ready to edit and resend:`,
               '',
-              conversation.prompt.text,
+              escapeControl(conversation.prompt.text, { keepLines: true }),
               '',
-              colors.dim(`To continue from here as a new session: fh${session.claude ? ' --claude' : ''} fork ${messageId}`),
+              colors.dim(`To continue from here as a new session: ${fhCommand(context, ['fork', messageId])}`),
             ]),
       ],
     );
@@ -172,15 +187,6 @@ function isRecordedPrompt(rewinder: RewindSession, messageId: string): boolean {
 function conversationPreview(rewinder: RewindSession, messageId: string) {
   const rewind = rewindConversation(rewinder.messages as ConversationRecord[], messageId);
   return { conversationId: null, removedMessageIds: rewind.removedMessageIds, prompt: promptDocument(rewind.prompt) };
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const reader = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await reader.question(question)).trim());
-  } finally {
-    reader.close();
-  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { assertClaudeFolder } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { renderTable } from '../output.js';
 import { describeStoreLocation } from '../store-uri.js';
-import { formatBytes, formatTime } from '../format.js';
+import { displayId, displayPath, formatBytes, formatTime } from '../format.js';
 
 /** One row of `fh sessions`. */
 export interface SessionRow {
@@ -34,8 +34,8 @@ export async function run(context: CommandContext): Promise<void> {
       : renderTable<SessionRow>(
           rows,
           [
-            { header: 'session', value: (row) => row.sessionId },
-            { header: 'project', value: (row) => row.projectRoot ?? '?' },
+            { header: 'session', value: (row) => displayId(row.sessionId) },
+            { header: 'project', value: (row) => (row.projectRoot === null ? '?' : displayPath(row.projectRoot)) },
             { header: 'last change', value: (row) => formatTime(row.lastModified) },
             { header: 'checkpoints', value: (row) => String(row.checkpoints), right: true },
             { header: 'size', value: (row) => formatBytes(row.bytes), right: true },

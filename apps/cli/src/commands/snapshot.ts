@@ -3,7 +3,9 @@
  * `--prompt`, the prompt is first recorded in the session log as a user record whose uuid is the
  * message id, so `fh list` and conversation rewinds show it.
  *
- * A message id the session already has a checkpoint for is a usage error (exit 2); nothing is recorded.
+ * A message id the session already has a checkpoint for, or one holding a control character (an
+ * escape sequence would reach every terminal that lists it), is a usage error (exit 2); nothing is
+ * recorded.
  *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "timestamp", "files": [trackingPath…],
  * "snapshotSequence", "promptRecorded" }`.
@@ -13,6 +15,7 @@ import { UsageError } from '../cli-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
+import { displayId, hasControlCharacter } from '../format.js';
 import { openSession } from '../open-session.js';
 
 /** Options of `fh snapshot`. */
@@ -24,6 +27,9 @@ export interface SnapshotOptions {
 export async function run(context: CommandContext, messageId: string, options: SnapshotOptions): Promise<void> {
   assertWritable(context, 'snapshot');
   assertCheckpointingEnabled(context);
+  if (hasControlCharacter(messageId)) {
+    throw new UsageError(`message id ${JSON.stringify(messageId)} holds a control character; use printable characters only`);
+  }
   const session = await openSession(context, { mustExist: false });
   try {
     const taken =
@@ -57,7 +63,7 @@ export async function run(context: CommandContext, messageId: string, options: S
         snapshotSequence: session.history.state.snapshotSequence,
         promptRecorded: options.prompt !== undefined,
       },
-      () => `snapshot ${messageId}: ${files.length} tracked file${files.length === 1 ? '' : 's'}`,
+      () => `snapshot ${displayId(messageId)}: ${files.length} tracked file${files.length === 1 ? '' : 's'}`,
     );
   } finally {
     await session.close();

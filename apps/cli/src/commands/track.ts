@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { toTrackingPath } from '@fh/core';
-import { PartialFailureError } from '../cli-errors.js';
+import { PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { displayPath } from '../format.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
@@ -30,6 +30,8 @@ export async function run(context: CommandContext, paths: string[]): Promise<num
     for (const path of paths) {
       const absolute = resolve(context.cwd, path);
       try {
+        if (path === '') throw new UsageError('an empty path is not a file to track');
+        if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
         await session.history.trackEdit(absolute);
         tracked.push(toTrackingPath(session.projectRoot, absolute));
       } catch (error) {

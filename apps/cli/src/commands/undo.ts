@@ -8,13 +8,17 @@
  * could not be put back or were skipped (each is named; the undo point stays, so it can be tried again).
  */
 import { partialMessage, PartialFailureError } from '../cli-errors.js';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
+import { fhCommand } from '../command-hint.js';
 import { displayPath } from '../format.js';
+import { reasonText } from '../render-stats.js';
 import { openSession } from '../open-session.js';
 import { rewindSessionFor } from '../rewind-session.js';
 
 /** Run `fh undo`. */
 export async function run(context: CommandContext): Promise<void> {
+  assertCheckpointingEnabled(context, 'undo writes no file while it is set');
   const session = await openSession(context);
   try {
     const rewinder = await rewindSessionFor(context, session);
@@ -35,8 +39,8 @@ export async function run(context: CommandContext): Promise<void> {
         `Undid the last rewind: ${result.restored.length} restored, ${result.deleted.length} deleted`,
         ...result.restored.map((path) => `  restored  ${displayPath(path)}`),
         ...result.deleted.map((path) => `  deleted   ${displayPath(path)}`),
-        ...result.skipped.map((entry) => `  skipped   ${displayPath(entry.path)}: ${entry.reason}`),
-        ...(result.redoUndoId === null ? [] : ['Run fh undo again to redo the rewind.']),
+        ...result.skipped.map((entry) => `  skipped   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
+        ...(result.redoUndoId === null ? [] : [`Run ${fhCommand(context, ['undo'])} again to redo the rewind.`]),
       ],
     );
     if (failed.length > 0 || result.skipped.length > 0) {

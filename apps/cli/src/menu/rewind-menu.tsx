@@ -15,8 +15,8 @@
 import { Box, render, Text, useApp, useInput } from 'ink';
 import { useEffect, useReducer } from 'react';
 import type { RewindPreview } from '@fh/core';
-import { displayPath, excerpt, formatTime } from '../format.js';
-import { REWIND_ACTION } from '../render-stats.js';
+import { displayId, displayPath, excerpt, formatTime, plural } from '../format.js';
+import { reasonText, refusingPaths, REWIND_ACTION } from '../render-stats.js';
 
 /** What a rewind can restore. */
 export type RewindMode = 'both' | 'code' | 'conversation';
@@ -105,9 +105,10 @@ function PromptList(props: { entries: MenuEntry[]; cursor: number }) {
 function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
   const options = optionsFor(props.entry);
   const stats = props.entry.stats;
+  const refusing = stats === undefined ? 0 : refusingPaths(stats).length;
   return (
     <Box flexDirection="column">
-      <Text bold>{`Rewind to: ${props.entry.text === '' ? props.entry.messageId : excerpt(props.entry.text, 70)}`}</Text>
+      <Text bold>{`Rewind to: ${props.entry.text === '' ? displayId(props.entry.messageId) : excerpt(props.entry.text, 70)}`}</Text>
       {options.map((option, index) => (
         <Text key={option} color={index === props.cursor ? 'cyan' : undefined} bold={index === props.cursor}>
           {`${index === props.cursor ? '❯ ' : '  '}${OPTION_LABELS[option]}`}
@@ -130,11 +131,14 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number }) {
           ))}
           {stats.files.length > 12 ? <Text dimColor>{`  … and ${stats.files.length - 12} more`}</Text> : null}
           {stats.changedSinceLatestSnapshot.length > 0 ? (
-            <Text color="yellow">{`Changed since the last checkpoint (saved first, so fh undo brings them back): ${stats.changedSinceLatestSnapshot.join(', ')}`}</Text>
+            <Text color="yellow">{`Changed since the last checkpoint (saved first, so fh undo brings them back): ${stats.changedSinceLatestSnapshot.map(displayPath).join(', ')}`}</Text>
           ) : null}
           {(stats.failed ?? []).map((failure) => (
-            <Text key={`failed-${failure.path}`} color="red">{`  cannot restore ${displayPath(failure.path)}: ${failure.reason}`}</Text>
+            <Text key={`failed-${failure.path}`} color="red">{`  cannot restore ${displayPath(failure.path)}: ${reasonText(failure.path, failure.reason)}`}</Text>
           ))}
+          {refusing > 0 ? (
+            <Text color="red">{`The code rewind will be refused and change nothing: ${plural(refusing, 'backup')} ${refusing === 1 ? 'is' : 'are'} missing or damaged (fh rewind <id> --paths rewinds the other files).`}</Text>
+          ) : null}
         </Box>
       ) : null}
       <Text dimColor>↑/↓ move · Enter choose · Esc never mind</Text>

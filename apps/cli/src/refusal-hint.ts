@@ -1,0 +1,29 @@
+/**
+ * The workaround printed when a rewind is (or would be) refused because a backup is missing or
+ * damaged: the core changes nothing then (issue 2 rule 4), but the other files can still be
+ * rewound by naming them with `--paths`.
+ */
+import { join, relative } from 'node:path';
+import type { DiffStats } from '@fh/core';
+import { fhCommand } from './command-hint.js';
+import type { CommandContext } from './context.js';
+import { refusingPaths } from './render-stats.js';
+
+/** Most files a printed `--paths` command names; more are left to `fh diff`. */
+const MAX_HINT_PATHS = 20;
+
+/**
+ * The hint line: the `fh rewind <id> … --paths <other files>` command (paths relative to the
+ * current folder, shell-quoted), or what to do when no other file would change. `words` go
+ * between the message id and `--paths` (`--mode code`, `--yes`).
+ */
+export function otherFilesHint(context: CommandContext, projectRoot: string, messageId: string, stats: DiffStats, words: readonly string[] = []): string {
+  const refusing = new Set(refusingPaths(stats));
+  const others = stats.filesChanged.filter((path) => !refusing.has(path));
+  if (others.length === 0) return 'No other file would change: every change this rewind makes needs a missing backup.';
+  if (others.length > MAX_HINT_PATHS) {
+    return `To rewind the other ${others.length} files, name them with --paths (${fhCommand(context, ['diff', messageId])} lists them).`;
+  }
+  const paths = others.map((path) => relative(context.cwd, join(projectRoot, path)) || '.');
+  return `To rewind the other files, name them: ${fhCommand(context, ['rewind', messageId, ...words, '--paths', ...paths])}`;
+}
