@@ -419,14 +419,18 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
-  /** copyFile into `tempPath`, creating `folder` when the copy finds it missing. */
+  /**
+   * copyFile into `tempPath`. When the copy fails with ENOENT the session folder may be missing
+   * (the session's first backups), so the folder is created (a no-op if a concurrent copy made it
+   * meanwhile) and the copy tried once more; an ENOENT then means the source is gone.
+   */
   private async copyToTemp(sourcePath: string, tempPath: string, folder: string, context: string): Promise<void> {
     const flags = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
     try {
       await this.fs.copyFile(sourcePath, tempPath, flags);
       return;
     } catch (error) {
-      if (errnoCode(error) !== 'ENOENT' || (await this.exists(folder, context))) throw error;
+      if (errnoCode(error) !== 'ENOENT') throw error;
     }
     await this.mkdir(folder, context);
     await this.fs.copyFile(sourcePath, tempPath, flags);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
 import { linkSync, writeFileSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FsBackupStore } from '../src/index.js';
 import { errnoError, faultyFileSystem, listTree, temporaryFolder } from './helpers.js';
@@ -89,6 +89,27 @@ describe('putBackup', () => {
     expect(backupStats.nlink).toBe(1);
     expect(backupStats.ino).not.toBe(sourceStats.ino);
     expect(backupStats.mode & 0o7777).toBe(0o644);
+  });
+
+  it('retries a copy that found the session folder missing when a concurrent backup created it meanwhile, never reading it as a missing source', async () => {
+    const { root, workspace } = await setup();
+    let first = true;
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        copyFile: async (source, target, mode) => {
+          if (first) {
+            first = false;
+            await mkdir(dirname(String(target)), { recursive: true });
+            throw errnoError('ENOENT', 'copyfile', String(source));
+          }
+          return copyFile(source, target, mode);
+        },
+      }),
+    });
+    await writeFile(join(workspace, 'a.txt'), 'first backup of the session\n');
+    expect(await store.putBackup('fresh', 'a@v1', join(workspace, 'a.txt'))).toEqual({ size: 28, mode: 0o644 });
+    expect(await readFile(join(root, 'file-history', 'fresh', 'a@v1'), 'utf8')).toBe('first backup of the session\n');
   });
 
   it('throws ConflictError for a second backup of one name and keeps the first', async () => {
