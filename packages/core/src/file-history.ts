@@ -129,6 +129,8 @@ interface FileHistoryParts {
   enabled: boolean;
   state: FileHistoryState;
   records: RecordQueue | undefined;
+  /** Closes the session log this history opened itself (not one given as `options.log`). */
+  closeLog: (() => Promise<void>) | undefined;
   lock: SessionLock | undefined;
   resumeResult: ResumeResult | undefined;
 }
@@ -179,6 +181,7 @@ export class FileHistory implements FileHistoryReader {
   private current: FileHistoryState;
   private readonly context: FileHistoryContext;
   private readonly records: RecordQueue | undefined;
+  private readonly closeLog: (() => Promise<void>) | undefined;
   private readonly lock: SessionLock | undefined;
   private readonly listeners = new Set<SnapshotFilesChangedListener>();
   /** trackEdit calls still running; close waits for them. */
@@ -199,6 +202,7 @@ export class FileHistory implements FileHistoryReader {
     this.enabled = parts.enabled;
     this.current = parts.state;
     this.records = parts.records;
+    this.closeLog = parts.closeLog;
     this.lock = parts.lock;
     this.resumeResult = parts.resumeResult;
   }
@@ -290,15 +294,18 @@ export class FileHistory implements FileHistoryReader {
       await heldLock?.release();
       throw error;
     }
-    if (!enabled) return new FileHistory({ context, enabled, state: emptyFileHistoryState(), records: undefined, lock: heldLock, resumeResult });
-    const log = options.log === false ? undefined : (options.log ?? context.store.sessionLog(context.sessionId));
+    if (!enabled) return new FileHistory({ context, enabled, state: emptyFileHistoryState(), records: undefined, closeLog: undefined, lock: heldLock, resumeResult });
+    const ownLog = options.log === undefined ? context.store.sessionLog(context.sessionId, { holdOpen: true }) : undefined;
+    const log = options.log === false ? undefined : (options.log ?? ownLog);
     records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
+    const closeLog = ownLog?.close === undefined ? undefined : () => ownLog.close?.() ?? Promise.resolve();
     let lock = heldLock;
     try {
       if (lock === undefined && options.lock !== false) lock = await acquireLock(context.store, context.sessionId);
       const state = log === undefined ? options.initialState : await readSessionLog(log, context, options);
-      return new FileHistory({ context, enabled, state: state ?? emptyFileHistoryState(), records, lock, resumeResult });
+      return new FileHistory({ context, enabled, state: state ?? emptyFileHistoryState(), records, closeLog, lock, resumeResult });
     } catch (error) {
+      await closeLog?.().catch(() => undefined);
       await lock?.release();
       throw error;
     }
@@ -429,6 +436,7 @@ export class FileHistory implements FileHistoryReader {
     await Promise.allSettled([...this.tracking]);
     await this.serial.catch(() => undefined);
     await this.records?.flush();
+    await this.closeLog?.().catch(() => undefined);
     await this.lock?.release();
   }
 

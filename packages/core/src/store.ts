@@ -141,6 +141,21 @@ export interface SessionLog {
    * lines are skipped and reported in `skipped`, never thrown, and never hide later valid lines.
    */
   read(): Promise<LogReadResult>;
+  /**
+   * Release what the log keeps open between appends (see {@link SessionLogOptions.holdOpen}).
+   * A later `append` opens it again. Absent on logs that keep nothing open.
+   */
+  close?(): Promise<void>;
+}
+
+/** Options of {@link BackupStore.sessionLog}. */
+export interface SessionLogOptions {
+  /**
+   * Keep the log's file open between appends, so each append is a write and an fsync (instead of
+   * open, write, fsync, close); the caller must call `close` when done. For one long-lived
+   * writer that holds the session's lock (`FileHistory`). Stores without files ignore it.
+   */
+  holdOpen?: boolean;
 }
 
 /**
@@ -208,7 +223,7 @@ export interface BackupStore {
   deleteSession(sessionId: string): Promise<void>;
 
   /** The session's record log. Creating the handle does no I/O. */
-  sessionLog(sessionId: string): SessionLog;
+  sessionLog(sessionId: string, options?: SessionLogOptions): SessionLog;
 
   /**
    * Take the session's lock, held until `release`. Throws `LockedError` naming the session if

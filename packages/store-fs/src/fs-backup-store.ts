@@ -31,6 +31,7 @@ import {
   type BackupStore,
   type SessionLock,
   type SessionLog,
+  type SessionLogOptions,
   type SessionSummary,
   type StoreCapabilities,
   type WorkspaceFs,
@@ -289,10 +290,10 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
-  /** The session's JSONL record log. No I/O until used. */
-  sessionLog(sessionId: string): SessionLog {
+  /** The session's JSONL record log. No I/O until used; with `holdOpen`, call `close` when done. */
+  sessionLog(sessionId: string, options: SessionLogOptions = {}): SessionLog {
     validateName('sessionId', sessionId);
-    return new FsSessionLog(this.fs, this.logPath(sessionId));
+    return new FsSessionLog(this.fs, this.logPath(sessionId), options);
   }
 
   /**

@@ -1,10 +1,19 @@
-import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogReadResult, type LogRecord, type SessionLog } from '@fh/core';
-import { dirname } from 'node:path';
+import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+type FileHandle = fsPromises.FileHandle;
 
 /**
  * A session's record log as a JSONL file (`{root}/sessions/{sessionId}.jsonl`), parsed by the
- * core's `parseJsonl`. Appends are durable when they return (fsync).
+ * core's `parseJsonl`. Appends are durable when they return (fsync), and one instance runs its
+ * appends one after another, in call order.
+ *
+ * The first append opens the file (creating its folder), writes a `\n` first if the file ends in a
+ * torn line, and fsyncs the folder when the file is new. With `holdOpen` the file then stays open
+ * and each later append is one write and one fsync, until `close`; otherwise every append opens
+ * and closes it. Either way the file is opened for appending, so appends of other processes or
+ * instances land whole after whatever is there.
  */
 export class FsSessionLog implements SessionLog {
   constructor(
@@ -12,66 +21,91 @@ export class FsSessionLog implements SessionLog {
     private readonly fs: typeof fsPromises,
     /** Absolute path of the JSONL file. */
     readonly path: string,
+    private readonly options: SessionLogOptions = {},
   ) {}
 
+  /** The open file while `holdOpen` keeps it between appends. */
+  private handle: FileHandle | undefined;
+
+  /** The last append (or close) queued; the next one starts after it. */
+  private tail: Promise<unknown> = Promise.resolve();
+
   /**
-   * True once this handle has appended: the file then exists and ends with `\n`, so later appends
-   * skip the folder creation and the torn-tail check (the session lock keeps other writers out).
+   * True once this instance has appended: the file then exists and ends with `\n`, so a later
+   * append that opens it again skips the folder creation and the torn-tail check.
    */
   private tailKnownClean = false;
 
   /**
-   * Append records as JSONL lines with one O_APPEND write, then fsync the file (and, when the file
-   * was new, its folder), so the records survive a crash once this resolves. Creates folders as
-   * needed. If the file ends in a torn line (no final `\n`), a `\n` is written first so the new
-   * records start on their own line. Throws the core's errors (`PermissionError`, ...).
+   * Append records as JSONL lines with one O_APPEND write, then fsync, so the records survive a
+   * crash once this resolves (see the class comment). Throws the core's errors
+   * (`PermissionError`, ...); after a failure the file is closed and the next append starts
+   * afresh.
    */
-  async append(records: readonly LogRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  append(records: readonly LogRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    const text = formatJsonl(records);
+    const appended = this.tail.then(() => this.write(text));
+    this.tail = appended.catch(() => undefined);
+    return appended;
+  }
+
+  /** Close the file `holdOpen` kept open (after the appends queued so far). Idempotent. */
+  close(): Promise<void> {
+    const closed = this.tail.then(() => this.release());
+    this.tail = closed.catch(() => undefined);
+    return closed;
+  }
+
+  private async write(text: string): Promise<void> {
     try {
-      if (this.tailKnownClean) {
-        await this.write('', formatJsonl(records));
+      if (this.handle !== undefined) {
+        await writeAll(this.handle, Buffer.from(text, 'utf8'));
+        await this.handle.sync();
+        return;
+      }
+      if (this.tailKnownClean && this.options.holdOpen !== true) {
+        const handle = await this.fs.open(this.path, 'a+');
+        try {
+          await writeAll(handle, Buffer.from(text, 'utf8'));
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
         return;
       }
       const folder = dirname(this.path);
       await this.fs.mkdir(folder, { recursive: true });
-      const created = await this.write(null, formatJsonl(records));
-      if (created) await this.syncFolder(folder);
-      this.tailKnownClean = true;
-    } catch (error) {
-      this.tailKnownClean = false;
-      throw translateFsError(error, `append to session log "${this.path}"`);
-    }
-  }
-
-  /**
-   * Open for appending, write `text` (after a `\n` if `prefix` is null and the file ends torn, or
-   * after `prefix`), fsync and close. Returns whether the file was empty before.
-   */
-  private async write(prefix: string | null, text: string): Promise<boolean> {
-    const handle = await this.fs.open(this.path, 'a+');
-    try {
-      let created = false;
-      let separator = prefix ?? '';
-      if (prefix === null) {
+      const handle = await this.fs.open(this.path, 'a+');
+      try {
         const { size } = await handle.stat();
-        created = size === 0;
+        let separator = '';
         if (size > 0) {
           const last = Buffer.alloc(1);
           await handle.read(last, 0, 1, size - 1);
           if (last[0] !== 0x0a) separator = '\n';
         }
+        await writeAll(handle, Buffer.from(separator + text, 'utf8'));
+        await handle.sync();
+        if (size === 0) await this.syncFolder(folder);
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        throw error;
       }
-      const bytes = Buffer.from(separator + text, 'utf8');
-      for (let offset = 0; offset < bytes.length; ) {
-        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null);
-        offset += bytesWritten;
-      }
-      await handle.sync();
-      return created;
-    } finally {
-      await handle.close();
+      this.tailKnownClean = true;
+      if (this.options.holdOpen === true) this.handle = handle;
+      else await handle.close();
+    } catch (error) {
+      this.tailKnownClean = false;
+      await this.release().catch(() => undefined);
+      throw translateFsError(error, `append to session log "${this.path}"`);
     }
+  }
+
+  private async release(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
   }
 
   /** Read every record in order; a missing file reads as empty, bad lines are skipped and reported. */
@@ -100,5 +134,13 @@ export class FsSessionLog implements SessionLog {
     } finally {
       await handle.close();
     }
+  }
+}
+
+/** Write all of `bytes` at the end of the file (a short write is continued). */
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, null);
+    offset += bytesWritten;
   }
 }

@@ -1,5 +1,5 @@
-import { PermissionError } from '@fh/core';
-import { open, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { FileHistory, PermissionError } from '@fh/core';
+import { open, readFile, readdir, readlink, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FsBackupStore } from '../src/index.js';
@@ -79,6 +79,51 @@ describe('FsSessionLog', () => {
     expect(synced).toEqual(['/sessions/s1.jsonl a+', '/sessions r', '/sessions/s1.jsonl a+']);
   });
 
+  it('with holdOpen, opens the file once, appends by write + fsync, and close releases it (a later append reopens)', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const opened: string[] = [];
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        open: (async (path: string, flags?: string) => {
+          opened.push(`${String(path).slice(root.length)} ${flags}`);
+          return open(path, flags);
+        }) as never,
+      }),
+    });
+    const log = store.sessionLog('s1', { holdOpen: true });
+    const path = join(root, 'sessions', 's1.jsonl');
+    await log.append([{ type: 'a' }]);
+    await log.append([{ type: 'b' }]);
+    await log.append([{ type: 'c' }]);
+    expect(opened).toEqual(['/sessions/s1.jsonl a+', '/sessions r']);
+    expect(await openDescriptorsOf(path)).toBe(1);
+    await log.close?.();
+    expect(await openDescriptorsOf(path)).toBe(0);
+    await log.append([{ type: 'd' }]);
+    expect(opened).toEqual(['/sessions/s1.jsonl a+', '/sessions r', '/sessions/s1.jsonl a+']);
+    await log.close?.();
+    expect(await readFile(path, 'utf8')).toBe('{"type":"a"}\n{"type":"b"}\n{"type":"c"}\n{"type":"d"}\n');
+    expect(await openDescriptorsOf(path)).toBe(0);
+  });
+
+  it('a FileHistory keeps its own log open while open and closes it on close', async () => {
+    const folder = await temporaryFolder();
+    const projectRoot = join(folder, 'project');
+    await mkdir(projectRoot);
+    await writeFile(join(projectRoot, 'a.txt'), 'a\n');
+    const store = new FsBackupStore({ root: join(folder, 'store') });
+    const history = await FileHistory.open({ projectRoot, sessionId: 's1', store, env: {} });
+    await history.makeSnapshot('m1');
+    await history.trackEdit('a.txt');
+    const path = join(folder, 'store', 'sessions', 's1.jsonl');
+    expect(await openDescriptorsOf(path)).toBe(1);
+    await history.close();
+    expect(await openDescriptorsOf(path)).toBe(0);
+    const { records } = await store.sessionLog('s1').read();
+    expect(records.map((record) => record.type)).toEqual(['fh-session', 'file-history-snapshot', 'file-history-snapshot']);
+  });
+
   it('keeps concurrent appends whole, each record on its own line', async () => {
     const root = join(await temporaryFolder(), 'store');
     const log = new FsBackupStore({ root }).sessionLog('s1');
@@ -105,3 +150,13 @@ describe('FsSessionLog', () => {
     expect((error as Error).message).toBe(`append to session log "${join(root, 'sessions', 's1.jsonl')}": EACCES (permission denied)`);
   });
 });
+
+/** How many of this process's file descriptors are open on `path` (from /proc/self/fd). */
+async function openDescriptorsOf(path: string): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target === path) count += 1;
+  }
+  return count;
+}
