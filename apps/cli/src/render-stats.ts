@@ -37,12 +37,12 @@ export function reasonText(path: string, reason: string): string {
 
 /**
  * The tracked files whose backup at the checkpoint is missing from the store or damaged (the
- * core's diff stats list them in `failed` as `backup <name> missing: <why>`). While there is one,
+ * core's diff stats list them in `missing`). While there is one,
  * a rewind to that checkpoint is refused as a whole and changes nothing (issue 2 rule 4); files
  * whose backup failed when it was taken (a Claude Code backup already pruned) are only reported.
  */
 export function refusingPaths(stats: DiffStats): string[] {
-  return (stats.failed ?? []).filter((failed) => /^backup \S+ missing: /.test(failed.reason)).map((failed) => failed.path);
+  return (stats.missing ?? []).map((entry) => entry.path);
 }
 
 /** Options of {@link renderDiffStats}. */

@@ -56,7 +56,7 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
       exitCode: 1,
       stdout: '',
       stderr: [
-        `fh: rewind refused, nothing was changed: 1 backup(s) missing or damaged: a.txt (${lost}: the backup does not exist in the store)`,
+        `fh: rewind refused, nothing was changed: 1 backup is missing or damaged: a.txt (${lost}: the backup does not exist in the store)`,
         `  a.txt: backup ${lost} missing: the backup does not exist in the store`,
         `To rewind the other files, name them: ${hint}`,
         '',

@@ -38,7 +38,11 @@ export async function fileHistoryGetDiffStats(
   options: DiffStatsOptions = {},
 ): Promise<DiffStats> {
   const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths));
-  const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [] };
+  const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
+  const missing = (path: string, backupFileName: string, reason: string) => {
+    stats.failed?.push({ path, reason: `backup ${backupFileName} missing: ${reason}` });
+    stats.missing?.push({ path, backupFileName, reason });
+  };
   const counted = await Promise.all(
     plans.map((plan) =>
       plan?.kind === 'restore' || plan?.kind === 'delete'
@@ -50,11 +54,15 @@ export async function fileHistoryGetDiffStats(
     if (plan === undefined) return;
     if (plan.kind === 'skip') stats.skipped?.push({ path: plan.path, reason: plan.reason });
     else if (plan.kind === 'fail') stats.failed?.push({ path: plan.path, reason: plan.error.message });
-    else if (plan.kind === 'missing') stats.failed?.push({ path: plan.path, reason: `backup ${plan.backupFileName} missing: ${plan.reason}` });
+    else if (plan.kind === 'missing') missing(plan.path, plan.backupFileName, plan.reason);
     const file = counted[index];
     if (file === undefined) return;
     if (typeof file === 'string') {
       stats.failed?.push({ path: plan.path, reason: file });
+      return;
+    }
+    if ('missingBackup' in file) {
+      missing(plan.path, file.missingBackup, 'the backup does not exist in the store');
       return;
     }
     stats.files.push(file);
@@ -78,7 +86,7 @@ export async function fileHistoryHasAnyChanges(state: FileHistoryState, messageI
 }
 
 /** Line counts for one file a rewind would write; a string says why it cannot be counted. */
-async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<FileDiffStat | string> {
+async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<FileDiffStat | { missingBackup: string } | string> {
   const cap = context.diffSizeCapBytes;
   const stat: FileDiffStat = {
     path: plan.path,
@@ -97,7 +105,7 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
     try {
       backupBytes = await readBackupBytes(context, plan.backup.backupFileName);
     } catch (error) {
-      if (FhError.hasCode(error, 'FH_NOT_FOUND')) return `backup ${plan.backup.backupFileName} missing: the backup does not exist in the store`;
+      if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { missingBackup: plan.backup.backupFileName };
       throw error;
     }
     if (plan.currentStats !== undefined) currentBytes = await context.fs.readFile(plan.absolutePath);

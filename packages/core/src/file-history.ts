@@ -357,7 +357,7 @@ export class FileHistory implements FileHistoryReader {
   /** What a rewind to `messageId` would change (dry run). See `fileHistoryGetDiffStats`. */
   async getDiffStats(messageId: string, options: DiffStatsOptions = {}): Promise<DiffStats> {
     this.assertOpen();
-    if (!this.enabled) return { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [] };
+    if (!this.enabled) return { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
     return fileHistoryGetDiffStats(this.current, messageId, this.context, options);
   }
 

@@ -36,6 +36,12 @@ export interface DiffStats {
    */
   failed?: Array<{ path: string; reason: string }>;
   /**
+   * fh: the entries of `failed` whose backup is missing from the store or damaged, as data: while
+   * any is listed, `rewind` (of all files) refuses with `BackupMissingError` and changes nothing;
+   * a rewind of the other files (`paths`) works.
+   */
+  missing?: Array<{ path: string; backupFileName: string; reason: string }>;
+  /**
    * fh: the files of `filesChanged` that changed after the session's latest snapshot (edits the
    * agent or the user made since the last turn began, which no snapshot holds), sorted. Filled by
    * `rewindPreview` / `RewindSession`; a front end warns before they are overwritten.

@@ -203,7 +203,7 @@ export async function copyFileHistoryForResume(options: CopyFileHistoryForResume
   if (result.missing.length > 0 && options.throwOnMissing !== false) {
     const list = result.missing.map((missing) => `${missing.backupFileName} (${missing.references.map((reference) => reference.path).filter((path, index, all) => all.indexOf(path) === index).join(', ')})`);
     throw new ResumeBackupsMissingError(
-      `${result.missing.length} backup(s) missing from session ${fromSessionId}; the snapshot entries that need them are marked unavailable in session ${toSessionId}: ${list.join('; ')}`,
+      `${result.missing.length} backup${result.missing.length === 1 ? '' : 's'} missing from session ${fromSessionId}; the snapshot entries that need them are marked unavailable in session ${toSessionId}: ${list.join('; ')}`,
       result,
     );
   }

@@ -106,7 +106,8 @@ function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>): voi
   }
   if (missing.length === 0) return;
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
-  throw new BackupMissingError(`rewind refused, nothing was changed: ${missing.length} backup(s) missing or damaged: ${list}`, missing);
+  const count = missing.length === 1 ? '1 backup is' : `${missing.length} backups are`;
+  throw new BackupMissingError(`rewind refused, nothing was changed: ${count} missing or damaged: ${list}`, missing);
 }
 
 async function applyPlan(

@@ -87,7 +87,7 @@ describe('copyFileHistoryForResume', () => {
     expect(error).toBeInstanceOf(NotFoundError);
     const missing = error as ResumeBackupsMissingError;
     expect(missing.message).toBe(
-      `2 backup(s) missing from session old; the snapshot entries that need them are marked unavailable in session new: ${A1} (a.txt); ${B1} (b.txt)`,
+      `2 backups missing from session old; the snapshot entries that need them are marked unavailable in session new: ${A1} (a.txt); ${B1} (b.txt)`,
     );
     expect(missing.missing).toEqual([
       { backupFileName: A1, references: [{ messageId: 'u1', path: 'a.txt' }] },

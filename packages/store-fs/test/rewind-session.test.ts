@@ -136,6 +136,7 @@ describe('RewindSession.restoreOptions', () => {
       ],
       skipped: [],
       failed: [],
+      missing: [],
       changedSinceLatestSnapshot: ['a.txt', 'run.sh'],
     });
     expect(options[2]?.diffStats).toEqual(stats);

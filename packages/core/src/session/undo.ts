@@ -265,7 +265,8 @@ async function validatePoint(undo: UndoStore, point: UndoPoint): Promise<void> {
   }
   if (missing.length === 0) return;
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
-  throw new BackupMissingError(`undo refused, nothing was changed: ${missing.length} backup(s) of undo point ${point.undoId} missing or damaged: ${list}`, missing);
+  const count = missing.length === 1 ? '1 backup' : `${missing.length} backups`;
+  throw new BackupMissingError(`undo refused, nothing was changed: ${count} of undo point ${point.undoId} missing or damaged: ${list}`, missing);
 }
 
 type EntryOutcome = 'restored' | 'deleted' | 'none' | { skipped: string };

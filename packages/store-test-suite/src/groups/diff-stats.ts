@@ -29,6 +29,7 @@ export function diffStatsTests(workspace: () => Workspace): void {
         ],
         skipped: [],
         failed: [],
+        missing: [],
       });
       expect(await w.tree()).toEqual(treeBefore);
       expect(await w.backups()).toEqual(backupsBefore);
@@ -48,6 +49,7 @@ export function diffStatsTests(workspace: () => Workspace): void {
         files: [{ path: 'image.bin', status: 'modified', insertions: 0, deletions: 0, binary: true }],
         skipped: [],
         failed: [],
+        missing: [],
       });
     });
 

@@ -139,6 +139,7 @@ export function rewindTests(workspace: () => Workspace): void {
         ],
         skipped: [],
         failed: [],
+        missing: [],
       });
 
       const session = new RewindSession({ history });
@@ -408,9 +409,12 @@ export function rewindTests(workspace: () => Workspace): void {
         { path: 'b.txt', backupFileName: w.backupName('b.txt', 1), reason: 'the backup does not exist in the store' },
       ]);
       expect((error as Error).message).toBe(
-        `rewind refused, nothing was changed: 1 backup(s) missing or damaged: b.txt (${w.backupName('b.txt', 1)}: the backup does not exist in the store)`,
+        `rewind refused, nothing was changed: 1 backup is missing or damaged: b.txt (${w.backupName('b.txt', 1)}: the backup does not exist in the store)`,
       );
       expect(await w.tree()).toEqual(before);
+      expect((await history.getDiffStats('m1')).missing).toEqual([
+        { path: 'b.txt', backupFileName: w.backupName('b.txt', 1), reason: 'the backup does not exist in the store' },
+      ]);
     });
 
     it('rewinds only the files named in paths', async () => {

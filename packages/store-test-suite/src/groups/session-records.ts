@@ -206,7 +206,7 @@ export function sessionRecordsTests(workspace: () => Workspace): void {
       expect(error).toBeInstanceOf(ResumeBackupsMissingError);
       const missing = error as ResumeBackupsMissingError;
       expect(missing.missing.map((entry) => entry.backupFileName).sort()).toEqual([lostApp, lostRun].sort());
-      expect(missing.message).toContain(`2 backup(s) missing from session ${w.sessionId}`);
+      expect(missing.message).toContain(`2 backups missing from session ${w.sessionId}`);
       expect(missing.message).toContain(`${lostApp} (src/app.ts)`);
       expect(missing.message).toContain(`${lostRun} (run.sh)`);
 

@@ -14,7 +14,7 @@ export function switchesTests(workspace: () => Workspace): void {
       await w.write('file.txt', 'changed\n');
       expect(history.canRestore('m1')).toBe(false);
       expect(await history.hasAnyChanges('m1')).toBe(false);
-      expect(await history.getDiffStats('m1')).toEqual({ filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [] });
+      expect(await history.getDiffStats('m1')).toEqual({ filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] });
       expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: [], deleted: [], skipped: [], failed: [] });
       expect(history.state.snapshots).toEqual([]);
       expect(await w.backups()).toEqual({});
