@@ -7,7 +7,6 @@ const shared: Options = {
   format: ['esm'],
   sourcemap: true,
   target: 'node20',
-  keepNames: true,
   noExternal: bundled,
   external: ['@fh/store-s3'],
   banner: {

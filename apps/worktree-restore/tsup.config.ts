@@ -10,7 +10,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  keepNames: true,
   noExternal: [/^@fh\//, 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander'],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __fhCreateRequire } from 'node:module';\nconst require = __fhCreateRequire(import.meta.url);",

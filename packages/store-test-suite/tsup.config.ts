@@ -7,6 +7,5 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  keepNames: true,
   external: ['vitest'],
 });

@@ -42,13 +42,21 @@ export class FhError extends Error {
 
   /** True when `error` is an FhError from any installed copy of `@fh/core`. */
   static isInstance(error: unknown): error is FhError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+    return hasMarker(error);
   }
 
   /** True when `error` is an FhError with the given code (from any installed copy). */
   static hasCode(error: unknown, code: FhErrorCode): error is FhError {
-    return FhError.isInstance(error) && error.code === code;
+    return hasMarker(error) && error.code === code;
   }
+}
+
+/**
+ * The test behind `FhError.isInstance`. Kept outside the class body: a class that names itself
+ * inside its body is renamed by the bundler (`_FhError`), and `name` comes from the class name.
+ */
+function hasMarker(error: unknown): error is FhError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
 }
 
 /** A backup, session, snapshot, message or source file does not exist. */
