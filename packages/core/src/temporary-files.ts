@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { errnoCode } from './errors.js';
 import type { WorkspaceFs } from './store.js';
 
 /** Names of fh's temp files. */
@@ -29,25 +28,28 @@ export function temporaryPathFor(absolutePath: string): string {
  * left as it is (this is tidying, never a reason to fail). Returns the paths removed.
  */
 export async function removeStaleTemporaryFiles(fs: WorkspaceFs, folders: Iterable<string>, now: number): Promise<string[]> {
+  const removed = await Promise.all([...new Set(folders)].map((folder) => removeFromFolder(fs, folder, now)));
+  return removed.flat();
+}
+
+async function removeFromFolder(fs: WorkspaceFs, folder: string, now: number): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(folder)).map(String);
+  } catch {
+    return [];
+  }
   const removed: string[] = [];
-  for (const folder of new Set(folders)) {
-    let names: string[];
+  for (const name of names) {
+    if (!TEMPORARY_NAME.test(name)) continue;
+    const path = join(folder, name);
     try {
-      names = (await fs.readdir(folder)).map(String);
+      const stats = await fs.lstat(path);
+      if (!stats.isFile() || now - Number(stats.mtimeMs) < STALE_TEMPORARY_MS) continue;
+      await fs.unlink(path);
+      removed.push(path);
     } catch {
-      continue;
-    }
-    for (const name of names) {
-      if (!TEMPORARY_NAME.test(name)) continue;
-      const path = join(folder, name);
-      try {
-        const stats = await fs.lstat(path);
-        if (!stats.isFile() || now - Number(stats.mtimeMs) < STALE_TEMPORARY_MS) continue;
-        await fs.unlink(path);
-        removed.push(path);
-      } catch (error) {
-        if (errnoCode(error) !== 'ENOENT') continue;
-      }
+      // Gone already, or not ours to remove: tidying never fails a rewind.
     }
   }
   return removed;
