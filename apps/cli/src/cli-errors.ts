@@ -84,8 +84,9 @@ export function describeError(error: unknown): DescribedError {
     const details = Array.isArray(missing)
       ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} missing: ${entry.reason}`)
       : [];
-    // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`) is a usage error.
-    const exitCode = error.code === 'FH_INVALID_ARGUMENT' ? ExitCode.usage : ExitCode.failure;
+    // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`), or a path
+    // argument outside the project (`diff --paths ../x`, `track /etc/passwd`), is a usage error.
+    const exitCode = error.code === 'FH_INVALID_ARGUMENT' || error.code === 'FH_OUTSIDE_ROOT' ? ExitCode.usage : ExitCode.failure;
     return { exitCode, code: error.code, message: error.message, details };
   }
   if (error instanceof Error) {

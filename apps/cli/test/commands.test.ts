@@ -124,11 +124,13 @@ describe('fh track, snapshot, list, diff, sessions', () => {
 });
 
 describe('fh track errors', () => {
-  it('rejects a path outside the project, naming it, and changes nothing (exit 1)', async () => {
+  it('rejects a path outside the project, naming it, and changes nothing (exit 2, a bad argument; diff --paths alike)', async () => {
     const box = await sandbox();
     await box.fh(['--session', 's', 'snapshot', 'm1']);
     const result = await box.fh(['--session', 's', 'track', '../outside.txt']);
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(2);
+    const diff = await box.fh(['--session', 's', 'diff', 'm1', '--paths', '../outside.txt']);
+    expect(diff).toEqual({ exitCode: 2, stdout: '', stderr: `fh: ${join(box.project, '..', 'outside.txt')} is outside the project root ${box.project}\n` });
     expect(result.stderr).toContain(join(box.project, '..', 'outside.txt').replace('/project/..', ''));
     expect(result.stderr.split('\n')).toHaveLength(2);
   });
