@@ -28,7 +28,10 @@ const realRoots = new WeakMap<FileHistoryContext, Promise<string | undefined>>()
  * path; throws the file system's other errors (`EACCES`, `ELOOP`, ...).
  */
 export async function resolveLinks(context: FileHistoryContext, path: TrackedPath): Promise<TrackedPath> {
-  const trackingPath = await realTrackingPath(context, path.absolutePath);
+  const found = realPathOf(context, path.absolutePath);
+  const real = found instanceof Promise ? await found : found;
+  if (real === undefined || real === path.absolutePath) return path;
+  const trackingPath = await trackingPathInRealRoot(context, real);
   if (trackingPath === undefined || trackingPath === path.trackingPath) return path;
   return { trackingPath, absolutePath: toAbsolutePath(context.projectRoot, trackingPath) };
 }
@@ -41,10 +44,14 @@ export async function resolveLinks(context: FileHistoryContext, path: TrackedPat
  */
 export async function realTrackingPath(context: FileHistoryContext, absolutePath: string): Promise<string | undefined> {
   const real = await realPathOf(context, absolutePath);
-  if (real === undefined) return undefined;
+  return real === undefined ? undefined : trackingPathInRealRoot(context, real);
+}
+
+/** `real` (a real path) relative to the project's real root, `/` separated; undefined outside it. */
+async function trackingPathInRealRoot(context: FileHistoryContext, real: string): Promise<string | undefined> {
   let root = realRoots.get(context);
   if (root === undefined) {
-    root = realPathOf(context, context.projectRoot);
+    root = Promise.resolve(realPathOf(context, context.projectRoot));
     realRoots.set(context, root);
   }
   const realRoot = await root;
@@ -56,19 +63,48 @@ export async function realTrackingPath(context: FileHistoryContext, absolutePath
 
 /**
  * The real path of `absolutePath`; for a path that does not exist, the real path of its nearest
- * existing folder with the missing names appended. Undefined when nothing of it exists.
+ * existing folder with the missing names appended. Undefined when nothing of it exists. Without
+ * a promise when the file system has `realpathSync` (this runs before every backup).
  */
-async function realPathOf(context: FileHistoryContext, absolutePath: string): Promise<string | undefined> {
+function realPathOf(context: FileHistoryContext, absolutePath: string): string | undefined | Promise<string | undefined> {
+  const realpathSync = context.fs.realpathSync;
+  if (realpathSync !== undefined) return walkUp(absolutePath, (path) => realpathSync.call(context.fs, path));
+  return walkUpAsync(absolutePath, (path) => context.fs.realpath(path));
+}
+
+function walkUp(absolutePath: string, realpath: (path: string) => string): string | undefined {
   const missing: string[] = [];
   for (let current = absolutePath; ; current = dirname(current)) {
     try {
-      const real = context.fs.realpathSync === undefined ? await context.fs.realpath(current) : context.fs.realpathSync(current);
+      const real = realpath(current);
       return missing.length === 0 ? real : join(real, ...missing);
     } catch (error) {
-      const code = errnoCode(error);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      if (dirname(current) === current) return undefined;
+      if (!isMissing(error) || dirname(current) === current) return rethrowUnlessMissing(error);
       missing.unshift(basename(current));
     }
   }
+}
+
+async function walkUpAsync(absolutePath: string, realpath: (path: string) => Promise<string>): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (let current = absolutePath; ; current = dirname(current)) {
+    try {
+      const real = await realpath(current);
+      return missing.length === 0 ? real : join(real, ...missing);
+    } catch (error) {
+      if (!isMissing(error) || dirname(current) === current) return rethrowUnlessMissing(error);
+      missing.unshift(basename(current));
+    }
+  }
+}
+
+function isMissing(error: unknown): boolean {
+  const code = errnoCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Undefined for a missing path (nothing of it exists); any other error is thrown. */
+function rethrowUnlessMissing(error: unknown): undefined {
+  if (isMissing(error)) return undefined;
+  throw error;
 }

@@ -255,7 +255,8 @@ export class ClaudeCodeStore implements BackupStore {
    */
   containsPath(absolutePath: string): boolean {
     const path = resolve(absolutePath);
-    return this.backups.containsPath(path) || path === join(this.configDir, 'projects') || path.startsWith(`${join(this.configDir, 'projects')}${sep}`);
+    const projects = join(this.configDir, 'projects');
+    return this.backups.containsPath(path) || path === projects || path.startsWith(`${projects}${sep}`);
   }
 
   /** Absolute path of the session's transcript (`projects/* /{sessionId}.jsonl`), or undefined. */

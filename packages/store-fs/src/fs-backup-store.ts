@@ -41,7 +41,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { constants, linkSync, lstatSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
@@ -84,7 +84,10 @@ export class FsBackupStore implements BackupStore {
   readonly workspaceFs: WorkspaceFs;
   /** Absolute store folder. */
   readonly root: string;
-  private readonly canonicalRoot: string;
+  /** The root and its real path (when different): fh's own files are these or under {@link ownFolders}. */
+  private readonly roots: readonly string[];
+  /** `{root}/file-history/`, `{root}/sessions/`, `{root}/locks/` for each of {@link roots}, with a trailing separator. */
+  private readonly ownFolders: readonly string[];
   private readonly fs: FsBackupStoreFileSystem;
   private readonly lockStaleMs: number;
   /** Random per store object, so temp names of two processes (or stores) never collide. */
@@ -101,7 +104,9 @@ export class FsBackupStore implements BackupStore {
       throw new InvalidArgumentError(`root must be the store folder path: ${JSON.stringify(options?.root)}`);
     }
     this.root = resolve(options.root);
-    this.canonicalRoot = canonicalPath(this.root);
+    const canonicalRoot = canonicalPath(this.root);
+    this.roots = canonicalRoot === this.root ? [this.root] : [this.root, canonicalRoot];
+    this.ownFolders = this.roots.flatMap((root) => OWN_FOLDERS.map((folder) => join(root, folder)));
     this.fs = options.fileSystem ?? nodeFileSystem;
     if (typeof (this.fs as { promises?: unknown }).promises === 'object') {
       throw new InvalidArgumentError('fileSystem must be promise-based: pass nodeFileSystem (node:fs/promises plus the sync metadata calls), not node:fs');
@@ -358,10 +363,9 @@ export class FsBackupStore implements BackupStore {
    * holds the project (`--store ~`) leaves the project's files trackable.
    */
   containsPath(absolutePath: string): boolean {
-    const path = resolve(absolutePath);
-    return [this.root, this.canonicalRoot].some(
-      (root) => path === root || OWN_FOLDERS.some((folder) => isInside(join(root, folder), path)),
-    );
+    const normalized = isAbsolute(absolutePath) && !absolutePath.endsWith(sep) && !absolutePath.includes(`${sep}.`) && !absolutePath.includes(`${sep}${sep}`);
+    const path = normalized ? absolutePath : resolve(absolutePath);
+    return this.roots.includes(path) || this.ownFolders.some((folder) => path === folder || path.startsWith(folder + sep));
   }
 
   private sessionFolder(sessionId: string): string {
@@ -481,12 +485,6 @@ function unlinkQuietly(fs: FsBackupStoreFileSystem, path: string): void {
   } catch {
     // Nothing to add to the outcome already decided.
   }
-}
-
-/** True when `path` is `folder` or inside it (both absolute, normalised). */
-function isInside(folder: string, path: string): boolean {
-  const rest = relative(folder, path);
-  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
 }
 
 /**
