@@ -114,15 +114,19 @@ const UNKNOWN_TIME = 0;
 /**
  * Parse one backup entry. A malformed entry is never dropped (that could make a rewind treat the
  * file as untracked at that turn): it is kept with `error` set, so a rewind reports it as failed.
+ * `label` and `path` name the entry in warnings (`{label} "{path}"`).
  */
-function parseBackup(value: unknown, describe: () => string, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistoryBackup {
+function parseBackup(value: unknown, label: string, path: string, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistoryBackup {
+  const describe = () => `${label} ${JSON.stringify(path)}`;
   if (!isObject(value)) {
     warn(`${describe()}: backup is not an object; marked unavailable`);
     return { backupFileName: null, version: 0, backupTime: new Date(UNKNOWN_TIME), error: `unreadable backup record at ${describe()}` };
   }
-  const cacheKey = cache === undefined ? undefined : backupCacheKey(value);
-  const cached = cacheKey === undefined ? undefined : cache?.get(cacheKey);
-  if (cached !== undefined) return cached;
+  const cacheable = cache !== undefined && isCacheable(value);
+  if (cacheable) {
+    const cached = findCached(cache, value);
+    if (cached !== undefined) return cached;
+  }
   let warned = false;
   const where = () => {
     warned = true;
@@ -166,30 +170,67 @@ function parseBackup(value: unknown, describe: () => string, warn: RecordWarning
     backup.backupFileName = null;
     backup.error = backup.error ?? `unreadable backup record at ${describe()}: ${reason}`;
   }
-  if (cacheKey !== undefined && !warned) cache?.set(cacheKey, backup);
+  if (cacheable && !warned) remember(cache, value, backup);
   return backup;
 }
 
 /**
- * Parsed backup entries by their raw fields. A session log repeats each unchanged entry in every
- * later snapshot record; with a cache, each distinct entry is parsed (and held in memory) once
- * and the rebuilt snapshots share it. Entries are never changed after parsing.
+ * Parsed backup entries, for one log being read. A session log repeats each unchanged entry in
+ * every later snapshot record; with a cache, each distinct entry is parsed (and held in memory)
+ * once and the rebuilt snapshots share it. Entries are never changed after parsing. Create one
+ * with `new Map()`; its layout is internal.
  */
-export type BackupParseCache = Map<string, FileHistoryBackup>;
+export type BackupParseCache = Map<string, CachedBackup[]>;
 
-/**
- * The cache key of a raw entry, from its fields as read; undefined (not cached) unless each field
- * has the type a well-formed entry has, so two entries with one key always parse alike.
- */
-function backupCacheKey(value: JsonObject): string | undefined {
+/** A parsed entry with the raw fields it came from. */
+interface CachedBackup {
+  raw: JsonObject;
+  parsed: FileHistoryBackup;
+}
+
+/** Whether an entry's fields have the types a well-formed entry has (only those are cached). */
+function isCacheable(value: JsonObject): boolean {
   const { backupFileName, version, backupTime, size, mode, error } = value;
-  if (typeof backupTime !== 'string' || typeof version !== 'number') return undefined;
-  if (backupFileName !== null && typeof backupFileName !== 'string') return undefined;
-  if ((size !== undefined && typeof size !== 'number') || (mode !== undefined && typeof mode !== 'number')) return undefined;
-  if (error !== undefined && typeof error !== 'string') return undefined;
-  if (backupTime.includes('\0') || (backupFileName?.includes('\0') ?? false)) return undefined;
-  const name = backupFileName === null ? '' : `=${backupFileName}`;
-  return `${name}\0${version}\0${backupTime}\0${String(size)}\0${String(mode)}\0${error === undefined ? '' : `=${error}`}`;
+  return (
+    typeof backupTime === 'string' &&
+    typeof version === 'number' &&
+    (backupFileName === null || typeof backupFileName === 'string') &&
+    (size === undefined || typeof size === 'number') &&
+    (mode === undefined || typeof mode === 'number') &&
+    (error === undefined || typeof error === 'string')
+  );
+}
+
+/** Entries are bucketed by backup name (by backup time for `null` names), then compared field by field. */
+function bucketKey(value: JsonObject): string {
+  return typeof value.backupFileName === 'string' ? value.backupFileName : `\0${String(value.backupTime)}`;
+}
+
+function findCached(cache: BackupParseCache, value: JsonObject): FileHistoryBackup | undefined {
+  const bucket = cache.get(bucketKey(value));
+  if (bucket === undefined) return undefined;
+  for (const entry of bucket) {
+    const raw = entry.raw;
+    if (
+      raw.backupFileName === value.backupFileName &&
+      raw.version === value.version &&
+      raw.backupTime === value.backupTime &&
+      raw.size === value.size &&
+      raw.mode === value.mode &&
+      raw.error === value.error
+    ) {
+      return entry.parsed;
+    }
+  }
+  return undefined;
+}
+
+function remember(cache: BackupParseCache, value: JsonObject, parsed: FileHistoryBackup): void {
+  const key = bucketKey(value);
+  const raw = { backupFileName: value.backupFileName, version: value.version, backupTime: value.backupTime, size: value.size, mode: value.mode, error: value.error };
+  const bucket = cache.get(key);
+  if (bucket === undefined) cache.set(key, [{ raw, parsed }]);
+  else bucket.push({ raw, parsed });
 }
 
 function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler, cache: BackupParseCache | undefined): FileHistorySnapshotRecord | undefined {
@@ -214,12 +255,14 @@ function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler, cac
     timestamp = new Date(UNKNOWN_TIME);
   }
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
-  for (const [trackingPath, backup] of Object.entries(backups)) {
+  const label = `file-history-snapshot ${messageId}`;
+  for (const trackingPath in backups) {
+    if (!Object.hasOwn(backups, trackingPath)) continue;
     if (trackingPath.length === 0) {
-      warn(`file-history-snapshot ${messageId}: entry with an empty path skipped`);
+      warn(`${label}: entry with an empty path skipped`);
       continue;
     }
-    trackedFileBackups[trackingPath] = parseBackup(backup, () => `file-history-snapshot ${messageId} ${JSON.stringify(trackingPath)}`, warn, cache);
+    trackedFileBackups[trackingPath] = parseBackup(backups[trackingPath], label, trackingPath, warn, cache);
   }
   return {
     type: 'file-history-snapshot',
@@ -250,7 +293,7 @@ function parseDeltaRecord(record: JsonObject, warn: RecordWarningHandler, cache:
     messageId: nonEmptyString(record.messageId) ?? snapshotMessageId,
     snapshotMessageId,
     trackingPath,
-    backup: parseBackup(record.backup, () => `file-history-delta for ${snapshotMessageId} ${JSON.stringify(trackingPath)}`, warn, cache),
+    backup: parseBackup(record.backup, `file-history-delta for ${snapshotMessageId}`, trackingPath, warn, cache),
     timestamp,
   };
 }

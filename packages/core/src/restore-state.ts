@@ -95,12 +95,16 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
 
   const trackingKeys = new Map<string, ReturnType<typeof toTrackingKey>>();
   const parsedBackups: BackupParseCache = new Map();
-  const migrate = (key: string, context: string): string | undefined => {
+  const lookup = (key: string): ReturnType<typeof toTrackingKey> => {
     let result = trackingKeys.get(key);
     if (result === undefined) {
       result = toTrackingKey(key, root, path);
       trackingKeys.set(key, result);
     }
+    return result;
+  };
+  const migrate = (key: string, context: string): string | undefined => {
+    const result = lookup(key);
     if ('reason' in result) {
       warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
       return undefined;
@@ -119,13 +123,22 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
     if (parsed.type === 'file-history-snapshot') {
       if (!parsed.isSnapshotUpdate) snapshotRecordCount += 1;
       const context = `file-history-snapshot ${parsed.messageId}`;
-      const trackedFileBackups: Record<string, FileHistoryBackup> = {};
-      for (const [rawKey, backup] of Object.entries(parsed.snapshot.trackedFileBackups)) {
-        const key = migrate(rawKey, context);
-        if (key === undefined) continue;
-        const existing = trackedFileBackups[key];
-        if (existing !== undefined && existing.version >= backup.version) continue;
-        trackedFileBackups[key] = backup;
+      const parsedBackups = parsed.snapshot.trackedFileBackups;
+      let trackedFileBackups: Record<string, FileHistoryBackup> = parsedBackups;
+      let rekeyed = false;
+      for (const rawKey in parsedBackups) {
+        const result = lookup(rawKey);
+        if ('reason' in result || result.key !== rawKey) rekeyed = true;
+      }
+      if (rekeyed) {
+        trackedFileBackups = {};
+        for (const [rawKey, backup] of Object.entries(parsedBackups)) {
+          const key = migrate(rawKey, context);
+          if (key === undefined) continue;
+          const existing = trackedFileBackups[key];
+          if (existing !== undefined && existing.version >= backup.version) continue;
+          trackedFileBackups[key] = backup;
+        }
       }
       const rebuilt = { messageId: parsed.messageId, trackedFileBackups, timestamp: parsed.snapshot.timestamp };
       const replaced = parsed.isSnapshotUpdate ? latestIndex.get(parsed.messageId) : undefined;
