@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FileHistory } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
@@ -289,6 +290,36 @@ describe('fh hook: PreToolUse before any prompt', () => {
     const backups = await store.listBackups(SESSION);
     expect(backups).toHaveLength(1);
     expect(await readFile(join(box.home, '.fh', 'file-history', SESSION, backups[0] as string), 'utf8')).toBe('echo build\n');
+  });
+
+  it('on a session log larger than the ends it reads, decides from its last turn and chains prompts the same', async () => {
+    const box = await sandbox();
+    const files = Object.fromEntries(Array.from({ length: 200 }, (_, index) => [`src/f${index}.ts`, `export const v${index} = 0;\n`]));
+    await writeFiles(box.project, { ...files, 'build.sh': 'echo build\n' });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const history = await FileHistory.open({ projectRoot: box.project, sessionId: SESSION, store, timestampGranularityMs: 0, env: {} });
+    await Promise.all(Object.keys(files).map((path) => history.trackEdit(path)));
+    for (let turn = 0; turn < 60; turn += 1) await history.makeSnapshot(`turn-${turn}`);
+    await history.close();
+    expect((await stat(join(box.home, '.fh', 'sessions', `${SESSION}.jsonl`))).size).toBeGreaterThan(1.2 * 1024 * 1024);
+
+    const lock = await store.lockSession(SESSION);
+    try {
+      expect(await hook(box, (await event('pre-tool-use-edit', box)).replace('build.sh', 'src/f7.ts'))).toEqual(quiet);
+    } finally {
+      await lock.release();
+    }
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now document it');
+    expect(await hook(box, second)).toEqual(quiet);
+    const { records } = await store.sessionLog(SESSION).read();
+    const prompts = records.filter((record) => record.type === 'user');
+    expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
+    const latest = records.findLast((record) => record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) as { snapshot: { trackedFileBackups: Record<string, unknown> } };
+    expect(Object.keys(latest.snapshot.trackedFileBackups)).toContain('build.sh');
+    expect(Object.keys(latest.snapshot.trackedFileBackups)).toHaveLength(201);
   });
 
   it('takes a session-start checkpoint first, so the edit is backed up', async () => {

@@ -196,3 +196,30 @@ export function latestSnapshotFromLog(records: readonly unknown[], options: Rest
   });
   return restoreStateFromLog(needed, { ...options, maxSnapshots: 1 }).snapshots.at(-1);
 }
+
+/**
+ * The newest snapshot from the newest records of a log alone (say the last 512 KiB, see
+ * `SessionLog.readEnds`), or undefined when they do not settle it, so the caller reads the whole
+ * log and uses {@link latestSnapshotFromLog}. They settle it when they hold a non-update
+ * `file-history-snapshot` record and every later snapshot update is for that record's messageId:
+ * then the newest snapshot is that record with its later updates and deltas, exactly what
+ * `latestSnapshotFromLog` would give for the whole log. Throws `InvalidArgumentError` when
+ * `projectRoot` is not absolute.
+ */
+export function latestSnapshotFromTail(tail: readonly unknown[], options: RestoreStateOptions): FileHistorySnapshot | undefined {
+  let anchor = -1;
+  let messageId: string | undefined;
+  tail.forEach((record, index) => {
+    const head = fileHistoryRecordHead(record);
+    if (head?.type === 'file-history-snapshot' && !head.isSnapshotUpdate) {
+      anchor = index;
+      messageId = head.messageId;
+    }
+  });
+  if (anchor < 0) return undefined;
+  for (const record of tail.slice(anchor + 1)) {
+    const head = fileHistoryRecordHead(record);
+    if (head?.type === 'file-history-snapshot' && head.messageId !== messageId) return undefined;
+  }
+  return latestSnapshotFromLog(tail.slice(anchor), options);
+}

@@ -142,10 +142,26 @@ export interface SessionLog {
    */
   read(): Promise<LogReadResult>;
   /**
+   * Optional: the records of the log's first `headBytes` and last `tailBytes` only (whole lines;
+   * a line cut by either bound is left out), for a caller that needs the log's first records (the
+   * `fh-session` record) and its newest ones without parsing everything between. When the two
+   * ranges cover the whole log, `whole` is true and `head` holds every record (`tail` is empty).
+   * Sizes in bytes.
+   */
+  readEnds?(headBytes: number, tailBytes: number): Promise<LogEnds>;
+  /**
    * Release what the log keeps open between appends (see {@link SessionLogOptions.holdOpen}).
    * A later `append` opens it again. Absent on logs that keep nothing open.
    */
   close?(): Promise<void>;
+}
+
+/** What {@link SessionLog.readEnds} returns. */
+export interface LogEnds {
+  head: LogRecord[];
+  tail: LogRecord[];
+  /** True when `head` holds every record of the log (and `tail` is empty). */
+  whole: boolean;
 }
 
 /** Options of {@link BackupStore.sessionLog}. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deltaRecord, fhSessionRecord, snapshotRecord } from '../src/records.js';
-import { latestSnapshotFromLog, restoreStateFromLog } from '../src/restore-state.js';
+import { latestSnapshotFromLog, latestSnapshotFromTail, restoreStateFromLog } from '../src/restore-state.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
 
 const ROOT = '/work/project';
@@ -225,7 +225,8 @@ describe('latestSnapshotFromLog', () => {
     expect(() => latestSnapshotFromLog([], { projectRoot: 'project' })).toThrow('projectRoot must be an absolute path, got "project"');
   });
 
-  it('equals the newest snapshot restoreStateFromLog rebuilds, on 500 random logs of snapshots, updates, deltas and malformed records', () => {
+  it('equals the newest snapshot restoreStateFromLog rebuilds, on 500 random logs of snapshots, updates, deltas and malformed records; so does latestSnapshotFromTail on a random suffix whenever it answers', () => {
+    let settled = 0;
     for (let seed = 1; seed <= 500; seed += 1) {
       const next = random(seed);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
@@ -245,6 +246,28 @@ describe('latestSnapshotFromLog', () => {
       }
       const expected = restoreStateFromLog(records, { projectRoot: ROOT }).snapshots.at(-1);
       expect({ seed, latest: latestSnapshotFromLog(records, { projectRoot: ROOT }) }).toEqual({ seed, latest: expected });
+      const cut = Math.floor(next() * (records.length + 1));
+      const fromTail = latestSnapshotFromTail(records.slice(cut), { projectRoot: ROOT });
+      if (fromTail !== undefined) {
+        settled += 1;
+        expect({ seed, cut, latest: fromTail }).toEqual({ seed, cut, latest: expected });
+      }
     }
+    expect(settled).toBeGreaterThan(100);
+  });
+});
+
+describe('latestSnapshotFromTail', () => {
+  const first = snapshot('u1', 1, { 'a.txt': backup('a', 1) });
+  const second = snapshot('u2', 2, { 'a.txt': backup('a', 1), 'b.txt': backup('b', 1) });
+  it('answers from the newest non-update record and its later updates and deltas', () => {
+    const tail = [json(snapshotRecord(second, false)), json(deltaRecord('u2', 'c.txt', backup('c', 1), at(3)))];
+    expect(latestSnapshotFromTail(tail, { projectRoot: ROOT })?.trackedFileBackups).toEqual({ ...second.trackedFileBackups, 'c.txt': backup('c', 1) });
+  });
+
+  it('gives no answer without a non-update record, or when a later update is for another message', () => {
+    expect(latestSnapshotFromTail([json(snapshotRecord(second, true))], { projectRoot: ROOT })).toBeUndefined();
+    expect(latestSnapshotFromTail([json(snapshotRecord(second, false)), json(snapshotRecord(first, true))], { projectRoot: ROOT })).toBeUndefined();
+    expect(latestSnapshotFromTail([], { projectRoot: ROOT })).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
+import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -120,6 +120,37 @@ export class FsSessionLog implements SessionLog {
     return parseJsonl(bytes.toString('utf8'));
   }
 
+  /**
+   * The records of the first `headBytes` and the last `tailBytes` of the file (whole lines only),
+   * read with two positioned reads; the whole file, parsed once, when the two ranges cover it.
+   * A missing file reads as empty and whole.
+   */
+  async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
+    let handle: FileHandle;
+    try {
+      handle = await this.fs.open(this.path, 'r');
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return { head: [], tail: [], whole: true };
+      throw translateFsError(error, `read session log "${this.path}"`);
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size <= headBytes + tailBytes) {
+        const text = (await readRange(handle, 0, size)).toString('utf8');
+        return { head: parseJsonl(text).records, tail: [], whole: true };
+      }
+      const head = await readRange(handle, 0, headBytes);
+      const tail = await readRange(handle, size - tailBytes, tailBytes);
+      const headText = head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8');
+      const tailText = tail.subarray(tail.indexOf(0x0a) + 1).toString('utf8');
+      return { head: parseJsonl(headText).records, tail: parseJsonl(tailText).records, whole: false };
+    } catch (error) {
+      throw translateFsError(error, `read session log "${this.path}"`);
+    } finally {
+      await handle.close();
+    }
+  }
+
   /** fsync a folder so a new entry in it is durable; skipped where folders cannot be opened (Windows). */
   private async syncFolder(folder: string): Promise<void> {
     let handle;
@@ -135,6 +166,18 @@ export class FsSessionLog implements SessionLog {
       await handle.close();
     }
   }
+}
+
+/** `length` bytes from `position` (fewer at the end of the file). */
+async function readRange(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /** Write all of `bytes` at the end of the file (a short write is continued). */

@@ -124,6 +124,18 @@ describe('FsSessionLog', () => {
     expect(records.map((record) => record.type)).toEqual(['fh-session', 'file-history-snapshot', 'file-history-snapshot']);
   });
 
+  it('readEnds returns the whole lines of the first and last bytes, or every record when they cover the file', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    expect(await log.readEnds?.(100, 100)).toEqual({ head: [], tail: [], whole: true });
+    const records = Array.from({ length: 10 }, (_, index) => ({ type: 'r', index, pad: 'x'.repeat(20) }));
+    await log.append(records);
+    const line = `${JSON.stringify(records[0])}\n`.length;
+    expect(await log.readEnds?.(10 * line, 0)).toEqual({ head: records, tail: [], whole: true });
+    expect(await log.readEnds?.(2 * line + 5, 3 * line + 5)).toEqual({ head: records.slice(0, 2), tail: records.slice(7), whole: false });
+    expect(await log.readEnds?.(5, 5)).toEqual({ head: [], tail: [], whole: false });
+  });
+
   it('keeps concurrent appends whole, each record on its own line', async () => {
     const root = join(await temporaryFolder(), 'store');
     const log = new FsBackupStore({ root }).sessionLog('s1');

@@ -25,6 +25,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import type { LogRecord } from '@fh/core';
 import { TRACKED_TOOLS } from '../hook-tools.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 
@@ -46,6 +47,12 @@ export interface HookOptions {
   environment?: NodeJS.ProcessEnv;
   cwd?: string;
 }
+
+/** Bytes read from the start of the session log for its `fh-session` record. */
+const HEAD_BYTES = 64 * 1024;
+
+/** Bytes read from the end of the session log for the current turn (a 500-file snapshot record is about 85 KB). */
+const TAIL_BYTES = 1024 * 1024;
 
 /** How long to wait for a session held by another hook process, in ms. */
 const LOCK_WAIT_MS = 10_000;
@@ -85,20 +92,28 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog }, { openFhHistory }, store] = await Promise.all([
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail }, { openFhHistory }, store] = await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
   ]);
   const projectDirectory = environment.CLAUDE_PROJECT_DIR;
-  const { records } = await store.sessionLog(sessionId).read();
+  // Read the log's two ends only, where the store can: the fh-session record is at the start and
+  // the current turn at the end, so a long session costs no more than a short one. The whole log
+  // is read (once) only when the ends do not settle a question.
+  const log = store.sessionLog(sessionId);
+  const ends = await log.readEnds?.(HEAD_BYTES, TAIL_BYTES);
+  let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
+  const allRecords = async (): Promise<LogRecord[]> => (everything ??= (await log.read()).records);
+  const partial = ends !== undefined && !ends.whole;
   let projectRoot: string;
   let projectSource: string;
   if (options.project !== undefined) {
     projectRoot = resolve(cwd, options.project);
     projectSource = '--project';
   } else {
-    const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
+    const findRecorded = (records: readonly LogRecord[]) => records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
+    const recorded = (partial ? findRecorded(ends.head) : undefined) ?? findRecorded(await allRecords());
     if (recorded !== undefined) {
       projectRoot = resolve(recorded.projectRoot);
       projectSource = `the project session ${sessionId} recorded`;
@@ -117,7 +132,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   };
   const absolutePath = path === undefined ? undefined : isAbsolute(path) ? path : resolve(cwd, path);
   if (absolutePath !== undefined) {
-    const latest = latestSnapshotFromLog(records, { projectRoot });
+    const latest = (partial ? latestSnapshotFromTail(ends.tail, { projectRoot }) : undefined) ?? latestSnapshotFromLog(await allRecords(), { projectRoot });
     let key: string | undefined;
     try {
       key = toTrackingPath(projectRoot, absolutePath);
@@ -140,7 +155,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     const messageId = randomUUID();
     // The records read before the lock hold the previous prompt: only this session's own
     // UserPromptSubmit events add user records, and a user sends one prompt at a time.
-    const previous = records.findLast((record) => record.type === 'user' && typeof record.uuid === 'string');
+    const isPrompt = (record: LogRecord) => record.type === 'user' && typeof record.uuid === 'string';
+    const previous = (partial ? ends.tail.findLast(isPrompt) : undefined) ?? (await allRecords()).findLast(isPrompt);
     await store.sessionLog(sessionId).append([
       userMessageRecord({
         uuid: messageId,
