@@ -14,6 +14,8 @@ export interface OpenFhHistoryOptions {
   waitMs: number;
   /** Receives warnings (skipped log lines, a project root other than the recorded one). */
   onWarning?: (message: string) => void;
+  /** `'latest'`: rebuild only the newest snapshot, for trackEdit (see `FileHistoryOptions.rebuild`). Default `'all'`. */
+  rebuild?: 'all' | 'latest';
 }
 
 /** Pause between attempts to open a held session, in ms. */
@@ -29,6 +31,7 @@ export async function openFhHistory(store: BackupStore, sessionId: string, proje
         sessionId,
         store,
         lock: options.lock,
+        ...(options.rebuild === undefined ? {} : { rebuild: options.rebuild }),
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
       });
     } catch (error) {

@@ -317,7 +317,7 @@ describe('fh hook: PreToolUse before any prompt', () => {
     const { records } = await store.sessionLog(SESSION).read();
     const prompts = records.filter((record) => record.type === 'user');
     expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
-    const latest = records.findLast((record) => record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) as { snapshot: { trackedFileBackups: Record<string, unknown> } };
+    const latest = records.findLast((record) => record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) as unknown as { snapshot: { trackedFileBackups: Record<string, unknown> } };
     expect(Object.keys(latest.snapshot.trackedFileBackups)).toContain('build.sh');
     expect(Object.keys(latest.snapshot.trackedFileBackups)).toHaveLength(201);
   });

@@ -20,7 +20,7 @@ import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOption
 import { fileHistoryMakeSnapshot } from './make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
 import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
-import { restoreStateFromLog } from './restore-state.js';
+import { latestSnapshotFromTail, restoreStateFromLog } from './restore-state.js';
 import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind.js';
@@ -70,6 +70,15 @@ export interface FileHistoryOptions {
    * session alone. `close()` releases it. Default true.
    */
   lock?: boolean;
+  /**
+   * How much of the session's state to rebuild from its log. `'all'` (default): every snapshot.
+   * `'latest'`: only the newest one, read from the two ends of the log where the store can
+   * ({@link SessionLog.readEnds}), for a short-lived process that only calls `trackEdit` (an agent
+   * hook): its cost does not grow with the session. Such a history refuses `makeSnapshot`,
+   * `rewind`, `getDiffStats`, `hasAnyChanges` and `canRestore` with `InvalidArgumentError`; when
+   * the log's ends do not settle the newest snapshot, the whole log is read as with `'all'`.
+   */
+  rebuild?: 'all' | 'latest';
   /**
    * Receives warnings that do not stop the history: session-log lines and records skipped while
    * rebuilding, keys dropped as outside the project root, a project root other than the one the
@@ -128,6 +137,8 @@ interface FileHistoryParts {
   context: FileHistoryContext;
   enabled: boolean;
   state: FileHistoryState;
+  /** True when the state holds only the newest snapshot (`rebuild: 'latest'`). */
+  partial: boolean;
   records: RecordQueue | undefined;
   /** Closes the session log this history opened itself (not one given as `options.log`). */
   closeLog: (() => Promise<void>) | undefined;
@@ -148,12 +159,49 @@ function isEnabled(options: Pick<FileHistoryOptions, 'enabled' | 'env'>): boolea
 }
 
 /**
- * Read the session log: warn about skipped lines, rebuild the state when `initialState` is not
- * given, and append the `fh-session` record on the session's first open. Returns the state to
- * start from (undefined: empty).
+ * Read the session log: with `rebuild: 'latest'`, only its ends when they settle the newest
+ * snapshot (`partial`); otherwise all of it (see {@link readWholeLog}). Returns the state to start
+ * from (undefined: empty).
  */
-async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<FileHistoryState | undefined> {
+async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<{ state: FileHistoryState | undefined; partial: boolean }> {
   const warn = options.onWarning ?? (() => {});
+  if (options.rebuild === 'latest' && options.initialState === undefined) {
+    const latest = await readLatestOnly(log, context, warn);
+    if (latest !== undefined) return { state: latest, partial: true };
+  }
+  return { state: await readWholeLog(log, context, options, warn), partial: false };
+}
+
+/** Bytes of the log's start read for its `fh-session` record by `rebuild: 'latest'`. */
+export const LOG_HEAD_BYTES = 64 * 1024;
+
+/** Bytes of the log's end read for the newest snapshot by `rebuild: 'latest'` (a 500-file snapshot record is about 85 KB). */
+export const LOG_TAIL_BYTES = 1024 * 1024;
+
+/**
+ * The state holding only the newest snapshot, from the log's ends (see `rebuild: 'latest'`), or
+ * undefined when the log cannot read its ends, is small enough to read whole, has no `fh-session`
+ * record at its start, or its tail does not settle the newest snapshot. Every tracked file is in
+ * the newest snapshot (each snapshot covers them all), so its keys are the tracked files.
+ */
+async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void): Promise<FileHistoryState | undefined> {
+  const ends = await log.readEnds?.(LOG_HEAD_BYTES, LOG_TAIL_BYTES);
+  if (ends === undefined || ends.whole) return undefined;
+  const recordedRoot = ends.head.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
+  if (recordedRoot === undefined) return undefined;
+  const latest = latestSnapshotFromTail(ends.tail, { projectRoot: context.projectRoot, onWarning: warn });
+  if (latest === undefined) return undefined;
+  if (recordedRoot !== context.projectRoot) {
+    warn(`session ${context.sessionId} was recorded for project ${recordedRoot} and is opened for ${context.projectRoot}`);
+  }
+  return { snapshots: [latest], trackedFiles: new Set(Object.keys(latest.trackedFileBackups)), snapshotSequence: 1 };
+}
+
+/**
+ * Read the whole log: warn about skipped lines, rebuild the state when `initialState` is not
+ * given, and append the `fh-session` record on the session's first open.
+ */
+async function readWholeLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions, warn: (message: string) => void): Promise<FileHistoryState | undefined> {
   const { records, skipped } = await log.read();
   for (const line of skipped) warn(`session ${context.sessionId}: log line ${line.line} skipped (${line.reason})`);
   const sessions = records.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
@@ -181,6 +229,7 @@ export class FileHistory implements FileHistoryReader {
   private current: FileHistoryState;
   private readonly context: FileHistoryContext;
   private readonly records: RecordQueue | undefined;
+  private readonly partial: boolean;
   private readonly closeLog: (() => Promise<void>) | undefined;
   private readonly lock: SessionLock | undefined;
   private readonly listeners = new Set<SnapshotFilesChangedListener>();
@@ -202,6 +251,7 @@ export class FileHistory implements FileHistoryReader {
     this.enabled = parts.enabled;
     this.current = parts.state;
     this.records = parts.records;
+    this.partial = parts.partial;
     this.closeLog = parts.closeLog;
     this.lock = parts.lock;
     this.resumeResult = parts.resumeResult;
@@ -294,7 +344,7 @@ export class FileHistory implements FileHistoryReader {
       await heldLock?.release();
       throw error;
     }
-    if (!enabled) return new FileHistory({ context, enabled, state: emptyFileHistoryState(), records: undefined, closeLog: undefined, lock: heldLock, resumeResult });
+    if (!enabled) return new FileHistory({ context, enabled, state: emptyFileHistoryState(), partial: false, records: undefined, closeLog: undefined, lock: heldLock, resumeResult });
     const ownLog = options.log === undefined ? context.store.sessionLog(context.sessionId, { holdOpen: true }) : undefined;
     const log = options.log === false ? undefined : (options.log ?? ownLog);
     records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
@@ -302,8 +352,8 @@ export class FileHistory implements FileHistoryReader {
     let lock = heldLock;
     try {
       if (lock === undefined && options.lock !== false) lock = await acquireLock(context.store, context.sessionId);
-      const state = log === undefined ? options.initialState : await readSessionLog(log, context, options);
-      return new FileHistory({ context, enabled, state: state ?? emptyFileHistoryState(), records, closeLog, lock, resumeResult });
+      const read = log === undefined ? { state: options.initialState, partial: false } : await readSessionLog(log, context, options);
+      return new FileHistory({ context, enabled, state: read.state ?? emptyFileHistoryState(), partial: read.partial, records, closeLog, lock, resumeResult });
     } catch (error) {
       await closeLog?.().catch(() => undefined);
       await lock?.release();
@@ -346,6 +396,7 @@ export class FileHistory implements FileHistoryReader {
    */
   async makeSnapshot(messageId: string): Promise<FileHistorySnapshot | undefined> {
     this.assertOpen();
+    this.assertWhole('makeSnapshot');
     if (!this.enabled) return undefined;
     return this.runSerially(async () => {
       const snapshot = await fileHistoryMakeSnapshot(this.updateState, messageId, this.context);
@@ -357,6 +408,7 @@ export class FileHistory implements FileHistoryReader {
   /** What a rewind to `messageId` would change (dry run). See `fileHistoryGetDiffStats`. */
   async getDiffStats(messageId: string, options: DiffStatsOptions = {}): Promise<DiffStats> {
     this.assertOpen();
+    this.assertWhole('getDiffStats');
     if (!this.enabled) return { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
     return fileHistoryGetDiffStats(this.current, messageId, this.context, options);
   }
@@ -364,12 +416,14 @@ export class FileHistory implements FileHistoryReader {
   /** Whether a rewind to `messageId` would change any file. See `fileHistoryHasAnyChanges`. */
   async hasAnyChanges(messageId: string): Promise<boolean> {
     this.assertOpen();
+    this.assertWhole('hasAnyChanges');
     if (!this.enabled) return false;
     return fileHistoryHasAnyChanges(this.current, messageId, this.context);
   }
 
   /** Whether a snapshot exists for `messageId` (false when tracking is off). */
   canRestore(messageId: string): boolean {
+    this.assertWhole('canRestore');
     return this.enabled && fileHistoryCanRestore(this.current, messageId);
   }
 
@@ -380,6 +434,7 @@ export class FileHistory implements FileHistoryReader {
    */
   async rewind(messageId: string, options: RewindOptions = {}): Promise<RewindResult> {
     this.assertOpen();
+    this.assertWhole('rewind');
     if (!this.enabled) return { messageId, restored: [], deleted: [], skipped: [], failed: [] };
     return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, options));
   }
@@ -438,6 +493,12 @@ export class FileHistory implements FileHistoryReader {
     await this.records?.flush();
     await this.closeLog?.().catch(() => undefined);
     await this.lock?.release();
+  }
+
+  private assertWhole(operation: string): void {
+    if (this.partial) {
+      throw new InvalidArgumentError(`${operation} needs the whole session: this history of session ${JSON.stringify(this.sessionId)} was opened with rebuild: 'latest', for trackEdit only`);
+    }
   }
 
   private assertOpen(): void {

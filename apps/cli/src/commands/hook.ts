@@ -48,12 +48,6 @@ export interface HookOptions {
   cwd?: string;
 }
 
-/** Bytes read from the start of the session log for its `fh-session` record. */
-const HEAD_BYTES = 64 * 1024;
-
-/** Bytes read from the end of the session log for the current turn (a 500-file snapshot record is about 85 KB). */
-const TAIL_BYTES = 1024 * 1024;
-
 /** How long to wait for a session held by another hook process, in ms. */
 const LOCK_WAIT_MS = 10_000;
 
@@ -92,7 +86,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail }, { openFhHistory }, store] = await Promise.all([
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, LOG_HEAD_BYTES, LOG_TAIL_BYTES }, { openFhHistory }, store] =
+    await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
     openStore(location),
@@ -102,7 +97,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   // the current turn at the end, so a long session costs no more than a short one. The whole log
   // is read (once) only when the ends do not settle a question.
   const log = store.sessionLog(sessionId);
-  const ends = await log.readEnds?.(HEAD_BYTES, TAIL_BYTES);
+  const ends = await log.readEnds?.(LOG_HEAD_BYTES, LOG_TAIL_BYTES);
   let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
   const allRecords = async (): Promise<LogRecord[]> => (everything ??= (await log.read()).records);
   const partial = ends !== undefined && !ends.whole;
@@ -141,7 +136,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     if (key !== undefined && latest?.trackedFileBackups[key] !== undefined) return;
   }
-  const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning });
+  // An edit needs only the newest snapshot (trackEdit attaches to it); a prompt makes a snapshot,
+  // which needs the whole session (retention looks at the oldest ones).
+  const rebuild = absolutePath === undefined ? 'all' : 'latest';
+  const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning, rebuild });
   try {
     if (!history.enabled) return;
     if (absolutePath !== undefined) {
