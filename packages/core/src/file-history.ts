@@ -272,6 +272,9 @@ export class FileHistory implements FileHistoryReader {
     if (typeof options !== 'object' || options === null) {
       throw new InvalidArgumentError(`FileHistory.open takes an options object ({ projectRoot, sessionId, store }), got ${String(options)}`);
     }
+    if (options.rebuild !== undefined && options.rebuild !== 'all' && options.rebuild !== 'latest') {
+      throw new InvalidArgumentError(`rebuild must be 'all' or 'latest', got ${JSON.stringify(options.rebuild)}`);
+    }
     return FileHistory.create(options, undefined, undefined);
   }
 

@@ -18,6 +18,9 @@ describe('FileHistory.open options', () => {
     );
     await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, concurrency: 0 })).rejects.toThrow('concurrency must be a positive integer, got 0');
     await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, concurrency: '4' as never })).rejects.toThrow('concurrency must be a positive integer, got "4"');
+    await expect(FileHistory.open({ projectRoot: '/p', sessionId: 's', store, rebuild: 'newest' as never })).rejects.toThrow(
+      new InvalidArgumentError(`rebuild must be 'all' or 'latest', got "newest"`),
+    );
     await expect(FileHistory.open(undefined as never)).rejects.toThrow(
       new InvalidArgumentError('FileHistory.open takes an options object ({ projectRoot, sessionId, store }), got undefined'),
     );
