@@ -3,6 +3,7 @@ import {
   ConflictError,
   formatJsonl,
   parseJsonl,
+  type LogEnds,
   type LogReadResult,
   type LogRecord,
   type SessionLog,
@@ -73,6 +74,28 @@ export class S3SessionLog implements SessionLog {
     return { records, skipped };
   }
 
+  /**
+   * The records of the first objects holding at most `headBytes` and the last objects holding at
+   * most `tailBytes` (objects are whole lines, so no line is cut; an object larger than the room
+   * left is not read), fetching only those objects; every record, in `head`, when the two cover
+   * all objects. Sizes in bytes. Throws like {@link read}.
+   */
+  async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
+    const keys = await this.logKeys();
+    const total = keys.reduce((sum, entry) => sum + entry.size, 0);
+    if (total <= headBytes + tailBytes) return { head: (await this.read()).records, tail: [], whole: true };
+    let headCount = 0;
+    for (let used = 0; headCount < keys.length && used + (keys[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += keys[headCount]?.size ?? 0;
+    let tailStart = keys.length;
+    for (let used = 0; tailStart > headCount && used + (keys[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += keys[tailStart - 1]?.size ?? 0;
+    const recordsOf = async (entries: ReadonlyArray<{ key: string }>) => {
+      const texts = await Promise.all(entries.map(({ key }) => this.context.limit(() => this.readText(key))));
+      return texts.flatMap((text) => (text === undefined ? [] : parseJsonl(text).records));
+    };
+    const [head, tail] = await Promise.all([recordsOf(keys.slice(0, headCount)), recordsOf(keys.slice(tailStart))]);
+    return { head, tail, whole: false };
+  }
+
   private async appendObject(body: string): Promise<void> {
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt += 1) {
       if (this.cursor.nextSequence === undefined) {
@@ -116,12 +139,12 @@ export class S3SessionLog implements SessionLog {
     return (await this.readText(key)) === body;
   }
 
-  private async logKeys(): Promise<Array<{ key: string; sequence: number }>> {
+  private async logKeys(): Promise<Array<{ key: string; sequence: number; size: number }>> {
     const folder = this.context.layout.sessionFolder(this.sessionId);
-    const keys: Array<{ key: string; sequence: number }> = [];
+    const keys: Array<{ key: string; sequence: number; size: number }> = [];
     for (const object of await listObjects(this.context, folder)) {
       const sequence = object.Key === undefined ? undefined : this.context.layout.logObjectSequence(this.sessionId, object.Key);
-      if (sequence !== undefined && object.Key !== undefined) keys.push({ key: object.Key, sequence });
+      if (sequence !== undefined && object.Key !== undefined) keys.push({ key: object.Key, sequence, size: object.Size ?? 0 });
     }
     return keys.sort((left, right) => left.sequence - right.sequence);
   }

@@ -386,6 +386,18 @@ describe('session log', () => {
     );
   });
 
+  it('readEnds fetches the first and last objects that fit, or reads everything when they cover the log', async () => {
+    const store = createStore();
+    const log = store.sessionLog('ends');
+    expect(await log.readEnds?.(100, 100)).toEqual({ head: [], tail: [], whole: true });
+    const records = Array.from({ length: 10 }, (_, index) => ({ type: 'r', index, pad: 'x'.repeat(20) }));
+    for (const record of records) await log.append([record]);
+    const size = `${JSON.stringify(records[0])}\n`.length;
+    expect(await log.readEnds?.(10 * size, 0)).toEqual({ head: records, tail: [], whole: true });
+    expect(await log.readEnds?.(2 * size + 5, 3 * size + 5)).toEqual({ head: records.slice(0, 2), tail: records.slice(7), whole: false });
+    expect(await log.readEnds?.(5, 5)).toEqual({ head: [], tail: [], whole: false });
+  });
+
   it('reads a session without records as empty', async () => {
     expect(await createStore().sessionLog('nothing').read()).toEqual({ records: [], skipped: [] });
   });
