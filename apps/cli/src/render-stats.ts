@@ -23,6 +23,8 @@ export function renderFileLines(stats: DiffStats, colors: Colors): string[] {
       ? 'binary'
       : file.tooLarge === true
         ? 'too large to count'
+        : file.tooManyChanges === true
+          ? 'too many changes to count'
         : file.modeOnly === true
           ? 'mode only'
           : formatLineCounts(file.insertions, file.deletions, colors);

@@ -116,8 +116,16 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
   }
 
   if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) return { ...stat, modeOnly: true };
-  return { ...stat, ...countLineChanges(currentBytes, backupBytes) };
+  const lines = countLineChanges(currentBytes, backupBytes);
+  return lines === undefined ? { ...stat, tooManyChanges: true } : { ...stat, ...lines };
 }
+
+/**
+ * Milliseconds one file's line diff may take before it gives up (jsdiff's `timeout`). A diff is
+ * quadratic in the lines that changed: 20,000 changed lines take about a minute, so a file whose
+ * every line changed (a formatter run, CRLF conversion) would stall a preview without it.
+ */
+export const DIFF_TIMEOUT_MS = 1000;
 
 /** Line counts between two versions of a file, from {@link countLineChanges}. */
 export interface LineChanges {
@@ -132,12 +140,14 @@ export interface LineChanges {
 /**
  * Count the lines a change from `current` to `target` adds and removes (`null`: the file does not
  * exist, counted as empty). Bytes are decoded as UTF-8 only to count lines; a NUL byte in the first
- * 8 KiB of either side makes the result `binary` with no counts.
+ * 8 KiB of either side makes the result `binary` with no counts. Undefined when the diff takes
+ * longer than `timeoutMs` (default {@link DIFF_TIMEOUT_MS}).
  */
-export function countLineChanges(current: Uint8Array | null, target: Uint8Array | null): LineChanges {
+export function countLineChanges(current: Uint8Array | null, target: Uint8Array | null, timeoutMs = DIFF_TIMEOUT_MS): LineChanges | undefined {
   if (hasNulByte(current) || hasNulByte(target)) return { insertions: 0, deletions: 0, binary: true };
   const decoder = new TextDecoder('utf-8');
-  const changes = diffLines(current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target));
+  const changes = diffLines(current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target), { timeout: timeoutMs });
+  if (changes === undefined) return undefined;
   let insertions = 0;
   let deletions = 0;
   for (const change of changes) {

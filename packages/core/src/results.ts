@@ -14,6 +14,12 @@ export interface FileDiffStat {
   binary: boolean;
   /** True when either side is larger than the diff size cap: changed, no line counts. */
   tooLarge?: boolean;
+  /**
+   * True when the line diff gave up after its time budget (`DIFF_TIMEOUT_MS`): so many lines
+   * changed (a reformatted or regenerated file) that counting them would take too long. Changed,
+   * no line counts.
+   */
+  tooManyChanges?: boolean;
   /** True when only the permission bits differ. */
   modeOnly?: boolean;
 }

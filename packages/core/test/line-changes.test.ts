@@ -17,7 +17,14 @@ describe('countLineChanges', () => {
     expect(countLineChanges(bytes('text\n'), new Uint8Array([0x61, 0x00, 0x0a]))).toEqual({ insertions: 0, deletions: 0, binary: true });
     const lateNul = new Uint8Array(9000).fill(0x61);
     lateNul[8500] = 0;
-    expect(countLineChanges(lateNul, bytes('a\n')).binary).toBe(false);
+    expect(countLineChanges(lateNul, bytes('a\n'))?.binary).toBe(false);
+  });
+
+  it('gives up (undefined) when so many lines changed that the diff outlasts its time budget', () => {
+    const before = Array.from({ length: 20_000 }, (_, index) => `line ${index}\n`).join('');
+    const after = Array.from({ length: 20_000 }, (_, index) => `line ${index}\r\n`).join('');
+    expect(countLineChanges(bytes(before), bytes(after), 50)).toBeUndefined();
+    expect(countLineChanges(bytes(before), bytes(`${before}one more\n`), 50)).toEqual({ insertions: 1, deletions: 0, binary: false });
   });
 
   it('counts a missing final newline as a changed line', () => {

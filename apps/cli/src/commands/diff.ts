@@ -4,12 +4,12 @@
  * from each file as it is now to the file at the checkpoint, coloured on a terminal.
  *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "filesChanged", "insertions", "deletions",
- * "files": [{ "path", "status", "insertions", "deletions", "binary", "tooLarge"?, "modeOnly"? }],
+ * "files": [{ "path", "status", "insertions", "deletions", "binary", "tooLarge"?, "tooManyChanges"?, "modeOnly"? }],
  * "skipped": [{ "path", "reason" }], "failed": [{ "path", "reason" }], "patch"? }` (`patch`: the
  * unified diff text, with `--patch`).
  */
 import { resolve } from 'node:path';
-import { snapshotFileBackups, type DiffStats } from '@fh/core';
+import { DIFF_TIMEOUT_MS, snapshotFileBackups, type DiffStats } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { openSession, type OpenedSession } from '../open-session.js';
@@ -66,7 +66,13 @@ async function unifiedPatch(session: OpenedSession, messageId: string, stats: Di
       parts.push(`diff ${from} ${to}\nmode changes${entry?.mode === undefined ? '' : ` to ${entry.mode.toString(8).padStart(4, '0')}`}\n`);
       continue;
     }
-    const text = createTwoFilesPatch(from, to, current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target), 'now', `at ${messageId}`);
+    const text = file.tooManyChanges === true
+      ? undefined
+      : createTwoFilesPatch(from, to, current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target), 'now', `at ${messageId}`, { timeout: DIFF_TIMEOUT_MS });
+    if (text === undefined) {
+      parts.push(`diff ${from} ${to}\nToo many changes to show as a patch (the line diff gave up after ${DIFF_TIMEOUT_MS} ms)\n`);
+      continue;
+    }
     parts.push(text.replace(/^=+\n/, ''));
   }
   return parts.join('');

@@ -65,6 +65,18 @@ export function diffStatsTests(workspace: () => Workspace): void {
       ]);
     });
 
+    it('counts a file whose every line changed as changed without line counts when the diff outlasts its budget', async () => {
+      const w = workspace();
+      await w.write('generated.txt', Array.from({ length: 30_000 }, (_, index) => `line ${index}\n`).join(''));
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('generated.txt');
+      await w.write('generated.txt', Array.from({ length: 30_000 }, (_, index) => `line ${index}\r\n`).join(''));
+      expect((await history.getDiffStats('m1')).files).toEqual([
+        { path: 'generated.txt', status: 'modified', insertions: 0, deletions: 0, binary: false, tooManyChanges: true },
+      ]);
+    });
+
     it('reports a mode-only difference with no line counts', async () => {
       const w = workspace();
       await w.write('mode.sh', 'echo\n', 0o644);
