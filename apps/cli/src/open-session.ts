@@ -23,7 +23,7 @@ import {
   type BackupStore,
   type LogRecord,
 } from '@fh/core';
-import type { ClaudeCodeStore } from '@fh/store-fs';
+import type { ClaudeCodeSession, ClaudeCodeStore } from '@fh/store-fs';
 import { assertClaudeFolder } from './claude-guard.js';
 import { UsageError } from './cli-errors.js';
 import { fhCommand } from './command-hint.js';
@@ -61,6 +61,11 @@ export interface OpenSessionOptions {
    * `--project` other than the recorded one unless `--other-project` is given.
    */
   writes?: boolean;
+  /**
+   * Open exactly this session for this project root (a session opened before, see
+   * {@link reopenWithLock}): no latest-session lookup, no project check, no notes again.
+   */
+  pinned?: { sessionId: string; projectRoot: string };
 }
 
 /** How long a command waits for a session another process holds, in ms. */
@@ -70,6 +75,18 @@ const LOCK_WAIT_MS = 3000;
 export async function openSession(context: CommandContext, options: OpenSessionOptions = {}): Promise<OpenedSession> {
   await assertProjectFolder(context);
   return context.claudeConfigDir !== undefined ? openClaudeSession(context, context.claudeConfigDir, options) : openFhSession(context, options);
+}
+
+/**
+ * Close `session` (opened without the lock, so a person could look at a preview while agents'
+ * hooks kept recording) and open it again with the lock, for the same session id and project
+ * root. The state and records are rebuilt from the log under the lock, so whatever was recorded
+ * meanwhile is included. Errors: as {@link openSession} (`LockedError` when another process holds
+ * the session for longer than the wait).
+ */
+export async function reopenWithLock(context: CommandContext, session: OpenedSession): Promise<OpenedSession> {
+  await session.close();
+  return openSession(context, { lock: true, pinned: { sessionId: session.sessionId, projectRoot: session.projectRoot } });
 }
 
 /** Throw a usage error when `--project` names no folder (every command: nothing is read or recorded). */
@@ -111,13 +128,13 @@ async function chooseProjectRoot(context: CommandContext, recorded: string | und
 
 async function openFhSession(context: CommandContext, options: OpenSessionOptions): Promise<OpenedSession> {
   const store = await context.store();
-  const sessionId = context.sessionIdOption ?? (await latestFhSession(context, store));
+  const sessionId = options.pinned?.sessionId ?? context.sessionIdOption ?? (await latestFhSession(context, store));
   const { records } = await store.sessionLog(sessionId).read();
   if (options.mustExist !== false && records.length === 0 && (await store.listBackups(sessionId)).length === 0) {
     throw new NotFoundError(`session "${sessionId}" not found in ${describeStoreLocation(context.storeLocation)} (fh sessions lists them)`);
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
-  const projectRoot = await chooseProjectRoot(context, recorded?.projectRoot, sessionId, options.writes ?? options.lock !== false);
+  const projectRoot = options.pinned?.projectRoot ?? (await chooseProjectRoot(context, recorded?.projectRoot, sessionId, options.writes ?? options.lock !== false));
   const history = await openFhHistory(store, sessionId, projectRoot, {
     lock: options.lock !== false,
     waitMs: LOCK_WAIT_MS,
@@ -147,6 +164,7 @@ async function openClaudeSession(context: CommandContext, configDir: string, opt
   await assertClaudeFolder(configDir);
   const { ClaudeCodeStore } = await import('@fh/store-fs');
   const claudeStore = new ClaudeCodeStore({ configDir, projectRoot: context.projectRoot });
+  if (options.pinned !== undefined) return openClaudeHistory(claudeStore, await claudeStore.readSession(options.pinned.sessionId, { projectRoot: options.pinned.projectRoot }));
   let sessionId = context.sessionIdOption;
   if (sessionId === undefined) {
     const projectRoot = context.projectRoot;
@@ -173,6 +191,12 @@ async function openClaudeSession(context: CommandContext, configDir: string, opt
       session = await claudeStore.readSession(sessionId, { projectRoot });
     }
   }
+  return openClaudeHistory(claudeStore, session);
+}
+
+/** A lock-free, log-free history over a Claude Code session read by `claudeStore`. */
+async function openClaudeHistory(claudeStore: ClaudeCodeStore, session: ClaudeCodeSession): Promise<OpenedSession> {
+  const sessionId = session.sessionId;
   const history = await FileHistory.open({
     projectRoot: session.projectRoot,
     sessionId,

@@ -8,7 +8,7 @@ import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnvironment, cliPath, makeLongRepository, sandbox, writeFiles, type Sandbox } from './helpers.js';
+import { baseEnvironment, cliPath, makeLongRepository, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
 const socket = `fh-test-${process.pid}`;
 
@@ -179,6 +179,69 @@ describe('the rewind menu in a terminal', () => {
     expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
   });
 
+  it('leaves the session unlocked while the menu is open: an agent hook backs up a file at once, and the rewind includes it', async () => {
+    const box = await threeTurns();
+    await writeFiles(box.project, { 'b.txt': 'b as it was\n' });
+    const name = 'hook-while-menu';
+    start(box, name, ['--session', 'menu', 'rewind']);
+    await waitFor(name, 'Rewind to which prompt?');
+
+    const started = Date.now();
+    const hook = await preToolUse(box, 'menu', 'b.txt');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(hook).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    await writeFiles(box.project, { 'b.txt': 'b as the agent wrote it\n' });
+
+    keys(name, 'Down', 'Down', 'Down');
+    await waitFor(name, /❯ first: make version 2/);
+    keys(name, 'Enter');
+    await waitFor(name, 'Restore code and conversation');
+    keys(name, 'Enter');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('Rewound the code to p1: 2 restored, 1 deleted');
+    expect(done).toMatch(/restored +b\.txt/);
+    expect(done).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 1\n');
+    expect(await readFile(join(box.project, 'b.txt'), 'utf8')).toBe('b as it was\n');
+    await expect(stat(join(box.project, 'notes.md'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('leaves the session unlocked while [y/N] waits: a hook backs up a file at once, and "y" still rewinds', async () => {
+    const box = await threeTurns();
+    await writeFiles(box.project, { 'b.txt': 'b as it was\n' });
+    const name = 'hook-while-confirm';
+    start(box, name, ['--session', 'menu', 'rewind', 'p2', '--mode', 'code']);
+    await waitFor(name, 'Rewind code to p2? [y/N]');
+
+    const started = Date.now();
+    expect(await preToolUse(box, 'menu', 'b.txt')).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await writeFiles(box.project, { 'b.txt': 'b as the agent wrote it\n' });
+
+    keys(name, 'y', 'Enter');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('Rewound the code to p2: 2 restored, 0 deleted');
+    expect(done).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 2\n');
+    expect(await readFile(join(box.project, 'b.txt'), 'utf8')).toBe('b as it was\n');
+  });
+
+  it('refuses, changing nothing, when the chosen checkpoint was dropped while [y/N] waited', async () => {
+    const box = await sandbox();
+    seedLargeSession(box, 'full', 100, 1);
+    const name = 'checkpoint-dropped';
+    start(box, name, ['--session', 'full', 'rewind', 'm1', '--mode', 'code']);
+    await waitFor(name, 'Rewind code to m1? [y/N]');
+    expect((await box.fh(['--session', 'full', 'snapshot', 'm101'])).exitCode).toBe(0);
+
+    keys(name, 'y', 'Enter');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('fh: the checkpoint m1 is no longer in session full: the session changed while you were choosing; nothing was changed');
+    expect(done).toContain('EXIT=1');
+    await expect(stat(join(box.project, 'src'))).rejects.toThrow(/ENOENT/);
+    expect((await box.fh(['--session', 'full', 'undo'])).stderr).toContain('no rewind to undo');
+  });
+
   it('shows a progress bar on the terminal while a long demo runs, and clears it', async () => {
     const box = await sandbox();
     const repository = await makeLongRepository(100);
@@ -205,6 +268,13 @@ describe('the rewind menu in a terminal', () => {
     expect(await readdir(join(box.store, 'file-history', 'resumed'))).toHaveLength(40000);
   });
 });
+
+/** Run `fh hook` with an agent's PreToolUse event of a Write to `path` in session `sessionId`. */
+function preToolUse(box: Sandbox, sessionId: string, path: string) {
+  const filePath = join(box.project, path);
+  const event = { session_id: sessionId, cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: filePath, content: 'new\n' } };
+  return runCli(['--store', `fs:${box.store}`, 'hook'], { home: box.home, cwd: box.project, input: JSON.stringify(event) });
+}
 
 /**
  * Write session `sessionId` straight into the sandbox's fs store: `snapshots` checkpoints, each

@@ -8,6 +8,11 @@
  * ready to edit and resend. The session log is append-only: the conversation a later turn
  * continues is the agent's; `fh fork` writes the rewound conversation as a new session to resume.
  *
+ * While the menu or the question waits for a person, the session is open without its lock, so
+ * agents' hooks keep backing up files and taking checkpoints; the lock is taken only to apply the
+ * choice, with the state rebuilt from the log (what was recorded meanwhile is included). When the
+ * chosen checkpoint or prompt is gone by then, nothing is written (`FH_CONFLICT`, exit 1).
+ *
  * On a terminal, a lossless rewind (no file would change and only synthetic messages follow,
  * seed 000 §7) runs without asking.
  *
@@ -23,6 +28,7 @@
  */
 import { resolve } from 'node:path';
 import {
+  ConflictError,
   FhError,
   findSelectableMessageIndex,
   isTranscriptMessage,
@@ -37,7 +43,7 @@ import { fhCommand } from '../command-hint.js';
 import { confirm, isInteractive } from '../confirm.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
-import { openSession, type OpenedSession } from '../open-session.js';
+import { openSession, reopenWithLock, type OpenedSession } from '../open-session.js';
 import { displayId, displayPath, escapeControl, plural } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
@@ -55,9 +61,13 @@ export interface RewindCommandOptions {
 /** Run `fh rewind`. */
 export async function run(context: CommandContext, messageIdArgument: string | undefined, options: RewindCommandOptions): Promise<void> {
   if (options.mode !== 'conversation') assertCheckpointingEnabled(context, 'only --mode conversation rewinds while it is set');
-  const session = await openSession(context, { lock: options.dryRun !== true });
+  // A person may look at the menu or the [y/N] preview for minutes: until the choice is made the
+  // session is open without its lock, so agents' hooks keep backing up files meanwhile; the lock is
+  // taken only to apply the rewind (see reopenWithLock).
+  const applyAtOnce = options.yes === true && messageIdArgument !== undefined && options.dryRun !== true;
+  let session = await openSession(context, { lock: applyAtOnce, writes: options.dryRun !== true });
   try {
-    const rewinder = await rewindSessionFor(context, session);
+    let rewinder = await rewindSessionFor(context, session);
     let messageId = messageIdArgument;
     let mode = options.mode;
     let confirmed = options.yes === true;
@@ -123,6 +133,11 @@ export async function run(context: CommandContext, messageIdArgument: string | u
       }
     }
 
+    if (!applyAtOnce) {
+      session = await reopenWithLock(context, session);
+      rewinder = await rewindSessionFor(context, session);
+      assertStillRewindable(session, rewinder, messageId, mode);
+    }
     const result = await rewinder.restore({ messageId, mode, ...(paths === undefined ? {} : { paths }) }).catch(async (error: unknown) => {
       if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
       const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
@@ -168,6 +183,24 @@ export async function run(context: CommandContext, messageIdArgument: string | u
   } finally {
     await session.close();
   }
+}
+
+/**
+ * After the session was opened again with its lock (it may have changed while a person chose):
+ * throw `ConflictError` when the chosen checkpoint or prompt is no longer there, before anything
+ * is written.
+ */
+function assertStillRewindable(session: OpenedSession, rewinder: RewindSession, messageId: string, mode: RewindMode): void {
+  const gone =
+    (mode === 'both' || mode === 'code') && !session.history.canRestore(messageId)
+      ? 'checkpoint'
+      : mode !== 'code' && !isRecordedPrompt(rewinder, messageId)
+        ? 'prompt'
+        : undefined;
+  if (gone === undefined) return;
+  throw new ConflictError(
+    `the ${gone} ${displayId(messageId)} is no longer in session ${displayId(session.sessionId)}: the session changed while you were choosing; nothing was changed`,
+  );
 }
 
 /** The prompt fields of the JSON document (images as a count: their bytes stay in the session). */
