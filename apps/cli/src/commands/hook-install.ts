@@ -14,7 +14,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { TRACKED_TOOLS } from '../hook-tools.js';
-
+import { describeStoreLocation } from '../store-uri.js';
 
 /** Options of `fh hook install`. */
 export interface HookInstallOptions {
@@ -82,14 +82,25 @@ export function mergeHooks(settings: Record<string, unknown>, additions: HookSet
 
 /**
  * The shell command the hooks run: `fh hook` when the `fh` on PATH is this very program,
- * otherwise node with this script's absolute path. A `--store` given to `install` is passed on.
+ * otherwise node with this script's absolute path. A `--store` given to `install` is passed on,
+ * with a relative folder made absolute (see {@link absoluteStoreUri}).
  */
 export async function hookCommand(context: CommandContext): Promise<string> {
   const script = process.argv[1] === undefined ? undefined : await realpath(process.argv[1]).catch(() => undefined);
   const onPath = await findOnPath('fh', context.environment.PATH ?? '');
   const program = script !== undefined && onPath === script ? 'fh' : `${shellQuote(process.execPath)} ${shellQuote(script ?? 'fh')}`;
-  const store = context.options.store === undefined ? '' : ` --store ${shellQuote(context.options.store)}`;
+  const store = context.options.store === undefined ? '' : ` --store ${shellQuote(absoluteStoreUri(context))}`;
   return `${program}${store} hook`;
+}
+
+/**
+ * The `--store` given to `install`, made absolute: each hook runs in the agent's current folder,
+ * so a relative folder is resolved now, against the folder `install` runs in (`fs:<absolute
+ * folder>`); an `s3://` URI is kept as it was given. Throws `UsageError` for a bad `--store`.
+ */
+function absoluteStoreUri(context: CommandContext): string {
+  const location = context.storeLocation;
+  return location.kind === 's3' ? (context.options.store as string) : describeStoreLocation(location);
 }
 
 async function findOnPath(name: string, path: string): Promise<string | undefined> {
