@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileHistory } from '@fh/core';
@@ -320,6 +321,32 @@ describe('fh hook: PreToolUse before any prompt', () => {
     const latest = records.findLast((record) => record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) as unknown as { snapshot: { trackedFileBackups: Record<string, unknown> } };
     expect(Object.keys(latest.snapshot.trackedFileBackups)).toContain('build.sh');
     expect(Object.keys(latest.snapshot.trackedFileBackups)).toHaveLength(201);
+  });
+
+  it('gives up after its time budget when the store never answers, exiting 0 so the agent goes on', async () => {
+    const box = await sandbox();
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const result = await runCli(['--store', 's3://fh-silent/prefix', 'hook'], {
+        home: box.home,
+        cwd: box.project,
+        input: await event('user-prompt-submit', box),
+        env: {
+          FH_HOOK_TIMEOUT_MS: '1500',
+          AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+          AWS_ACCESS_KEY_ID: 'key',
+          AWS_SECRET_ACCESS_KEY: 'secret',
+          AWS_REGION: 'us-east-1',
+        },
+      });
+      expect(result).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: gave up after 1.5 s (FH_HOOK_TIMEOUT_MS); this event was not recorded\n' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('takes a session-start checkpoint first, so the edit is backed up', async () => {

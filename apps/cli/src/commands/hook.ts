@@ -48,11 +48,28 @@ export interface HookOptions {
   cwd?: string;
 }
 
-/** How long to wait for a session held by another hook process, in ms. */
-const LOCK_WAIT_MS = 10_000;
+/**
+ * How long to wait for a session held by another process, in ms: longer than the fs store's
+ * default stale time (10 s), so a lock left by a process that was killed is taken over rather
+ * than given up on.
+ */
+const LOCK_WAIT_MS = 15_000;
 
-/** Read one hook event from stdin and act on it; always resolves (errors go to stderr). */
+/** The hook's whole budget per event, in ms, unless `FH_HOOK_TIMEOUT_MS` says otherwise. */
+const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
+
+/**
+ * Read one hook event from stdin and act on it; always resolves (errors go to stderr). The agent
+ * is never held longer than the hook's budget (`FH_HOOK_TIMEOUT_MS`, default 30 s; a store that
+ * does not answer, say): past it the hook says so on stderr and the process exits 0.
+ */
 export async function runHookFromStdin(options: HookOptions = {}): Promise<void> {
+  const budgetMs = hookTimeoutMs(options.environment ?? process.env);
+  const deadline = setTimeout(() => {
+    process.stderr.write(`fh hook: gave up after ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS); this event was not recorded\n`);
+    process.exit(0);
+  }, budgetMs);
+  deadline.unref();
   try {
     if (process.stdin.isTTY === true) throw new Error('expects one hook event as JSON on stdin (see fh hook install)');
     const { text, event } = await readEvent(process.stdin);
@@ -61,7 +78,15 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<void>
     await handleHookEvent(event as HookEvent, options);
   } catch (error) {
     process.stderr.write(`fh hook: ${describeError(error).message}\n`);
+  } finally {
+    clearTimeout(deadline);
   }
+}
+
+/** `FH_HOOK_TIMEOUT_MS` when it is a positive number of ms, else the default. */
+function hookTimeoutMs(environment: NodeJS.ProcessEnv): number {
+  const value = Number(environment.FH_HOOK_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_HOOK_TIMEOUT_MS;
 }
 
 /** Act on one parsed hook event (see the module comment). Throws on failure. */
