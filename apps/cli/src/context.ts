@@ -77,7 +77,7 @@ export class CommandContext {
 
   /** The store, opened once. */
   store(): Promise<BackupStore> {
-    this.storePromise ??= openStore(this.storeLocation);
+    this.storePromise ??= openStore(this.storeLocation, this.environment);
     return this.storePromise;
   }
 }

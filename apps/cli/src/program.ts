@@ -58,7 +58,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   program
     .description('Checkpoints and rewind for AI coding agents: back files up before edits, snapshot each turn, rewind any turn.')
     .version(packageJson.version, '-V, --version')
-    .option('--store <uri>', 'where backups and records live: fs:<folder> (default: fs:$FH_HOME, else fs:~/.fh)')
+    .option('--store <uri>', 'where backups and records live: fs:<folder> or a bare folder, or s3://<bucket>/<prefix> (credentials, AWS_REGION and AWS_ENDPOINT_URL_S3 from the environment, as the AWS SDK reads them) (default: fs:$FH_HOME, else fs:~/.fh)')
     .option('--session <id>', 'session id (default: $FH_SESSION_ID)')
     .option('--project <folder>', "project folder (default: the session's recorded project, else the current folder)")
     .option('--other-project', 'let track, snapshot, rewind and undo use a --project other than the one the session recorded')

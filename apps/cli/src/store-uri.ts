@@ -9,13 +9,14 @@
  *                   Credentials, region and endpoint come from the AWS SDK's standard chain
  *                   (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL_S3, ...); see
  *                   `s3StoreOptionsFromEnvironment` for the defaults added for custom endpoints.
+ *                   An endpoint that is not an http(s) URL is refused before the SDK sees it.
  *
  * Default: `fs:$FH_HOME`, or `fs:~/.fh` when FH_HOME is unset. Parsing does no I/O; the store
  * package is imported only when a store is opened, so a command that needs no store loads none.
  */
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import type { BackupStore } from '@fh/core';
+import { InvalidArgumentError, type BackupStore } from '@fh/core';
 import { UsageError } from './cli-errors.js';
 
 /** A parsed `--store` value. */
@@ -75,9 +76,13 @@ export function describeStoreLocation(location: StoreLocation): string {
   return `fs:${location.folder}`;
 }
 
-/** Open the store a location names, importing its package on first use. */
-export async function openStore(location: StoreLocation): Promise<BackupStore> {
+/**
+ * Open the store a location names, importing its package on first use. For S3, first checks the
+ * endpoint the SDK will take from `environment` (see {@link assertS3EndpointUrl}).
+ */
+export async function openStore(location: StoreLocation, environment: Readonly<Record<string, string | undefined>> = process.env): Promise<BackupStore> {
   if (location.kind === 's3') {
+    assertS3EndpointUrl(environment);
     // fh pins its AWS SDK version, so the SDK's notice that later versions will need Node 22 is noise here.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     const { S3BackupStore, s3StoreOptionsFromEnvironment } = await import('@fh/store-s3');
@@ -85,4 +90,25 @@ export async function openStore(location: StoreLocation): Promise<BackupStore> {
   }
   const { FsBackupStore } = await import('@fh/store-fs');
   return new FsBackupStore({ root: location.folder });
+}
+
+/**
+ * Throw `InvalidArgumentError` (exit 2) naming the variable when the S3 endpoint set in the
+ * environment (`AWS_ENDPOINT_URL_S3`, else `AWS_ENDPOINT_URL`, as the AWS SDK reads them, unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true) is not an http:// or https:// URL.
+ */
+export function assertS3EndpointUrl(environment: Readonly<Record<string, string | undefined>>): void {
+  if (environment.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true') return;
+  const name = environment.AWS_ENDPOINT_URL_S3 ? 'AWS_ENDPOINT_URL_S3' : environment.AWS_ENDPOINT_URL ? 'AWS_ENDPOINT_URL' : undefined;
+  if (name === undefined) return;
+  const value = environment[name] as string;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new InvalidArgumentError(`${name} must be an http:// or https:// URL such as http://127.0.0.1:9000, not ${JSON.stringify(value)}; nothing was read or written`);
+  }
 }

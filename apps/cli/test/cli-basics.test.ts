@@ -10,6 +10,9 @@ describe('fh: global behaviour', () => {
     for (const command of ['track', 'snapshot', 'sessions', 'list', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook']) {
       expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
     }
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      '--store <uri> where backups and records live: fs:<folder> or a bare folder, or s3://<bucket>/<prefix> (credentials, AWS_REGION and AWS_ENDPOINT_URL_S3 from the environment, as the AWS SDK reads them) (default: fs:$FH_HOME, else fs:~/.fh)',
+    );
     const version = await runCli(['--version'], { home });
     expect(version).toEqual({ exitCode: 0, stdout: '0.0.0\n', stderr: '' });
   });

@@ -1,6 +1,8 @@
+import { InvalidArgumentError } from '@fh/core';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/cli-errors.js';
-import { defaultStoreUri, describeStoreLocation, parseStoreUri } from '../src/store-uri.js';
+import { assertS3EndpointUrl, defaultStoreUri, describeStoreLocation, parseStoreUri } from '../src/store-uri.js';
+import { runCli, sandbox } from './helpers.js';
 
 const context = { cwd: '/work/project', home: '/home/me' };
 
@@ -38,5 +40,36 @@ describe('store URIs', () => {
     expect(defaultStoreUri({ FH_HOME: '/data/fh' })).toBe('fs:/data/fh');
     expect(defaultStoreUri({ FH_HOME: '' })).toBe('fs:~/.fh');
     expect(defaultStoreUri({})).toBe('fs:~/.fh');
+  });
+
+  it('accepts an http(s) S3 endpoint, or none, and refuses any other value naming the variable', () => {
+    expect(() => assertS3EndpointUrl({})).not.toThrow();
+    expect(() => assertS3EndpointUrl({ AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000' })).not.toThrow();
+    expect(() => assertS3EndpointUrl({ AWS_ENDPOINT_URL: 'https://s3.example.com/base' })).not.toThrow();
+    expect(() => assertS3EndpointUrl({ AWS_ENDPOINT_URL_S3: 'notaurl', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' })).not.toThrow();
+    expect(() => assertS3EndpointUrl({ AWS_ENDPOINT_URL_S3: 'notaurl', AWS_ENDPOINT_URL: 'http://127.0.0.1:9000' })).toThrow(
+      new InvalidArgumentError('AWS_ENDPOINT_URL_S3 must be an http:// or https:// URL such as http://127.0.0.1:9000, not "notaurl"; nothing was read or written'),
+    );
+    expect(() => assertS3EndpointUrl({ AWS_ENDPOINT_URL: 'ftp://host' })).toThrow(
+      new InvalidArgumentError('AWS_ENDPOINT_URL must be an http:// or https:// URL such as http://127.0.0.1:9000, not "ftp://host"; nothing was read or written'),
+    );
+  });
+
+  it('fh with an S3 store and an endpoint that is not a URL is a usage error (exit 2, FH_INVALID_ARGUMENT)', async () => {
+    const box = await sandbox();
+    const result = await runCli(['--store', 's3://fh-bucket/team', '--session', 's1', '--json', 'list'], {
+      home: box.home,
+      cwd: box.project,
+      env: { AWS_ENDPOINT_URL_S3: 'notaurl', AWS_ACCESS_KEY_ID: 'key', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'us-east-1' },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe('fh: AWS_ENDPOINT_URL_S3 must be an http:// or https:// URL such as http://127.0.0.1:9000, not "notaurl"; nothing was read or written\n');
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code: 'FH_INVALID_ARGUMENT',
+        message: 'AWS_ENDPOINT_URL_S3 must be an http:// or https:// URL such as http://127.0.0.1:9000, not "notaurl"; nothing was read or written',
+        details: [],
+      },
+    });
   });
 });
