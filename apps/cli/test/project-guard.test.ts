@@ -1,4 +1,4 @@
-import { readFile, symlink } from 'node:fs/promises';
+import { readdir, readFile, rename, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, sandbox, tempFolder, writeFiles, type Sandbox } from './helpers.js';
@@ -32,6 +32,27 @@ describe('--project guards: a mistyped project never records tracked files as ab
     }
     expect(await logLines(box)).toEqual(before);
     expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('edited\n');
+  });
+
+  it('resume refuses, writing nothing, when the recorded project does not exist here and --project is not given (another machine)', async () => {
+    const box = await trackedSession();
+    const elsewhere = await tempFolder();
+    const moved = join(elsewhere, 'moved-project');
+    await rename(box.project, moved);
+    const resume = (args: readonly string[]) => runCli(['--store', `fs:${box.store}`, ...args, 'resume', SESSION, '--to', 's2'], { home: box.home, cwd: elsewhere });
+    expect(await resume([])).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: `fh: session s1 was recorded for project ${box.project}, which does not exist here: pass --project <folder> with the project's folder on this machine; nothing was written\n`,
+    });
+    expect(await readdir(join(box.store, 'sessions'))).toEqual([`${SESSION}.jsonl`]);
+
+    const resumed = await resume(['--project', moved]);
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toBe(`resumed s1 as s2: 1 checkpoint, 2 backups linked, 0 copied\ncontinue with: fh --store fs:${box.store} --session s2 --project ${moved} list\n`);
+    const rewind = await runCli(['--store', `fs:${box.store}`, '--session', 's2', '--project', moved, 'rewind', 't1', '--mode', 'code', '--yes'], { home: box.home, cwd: elsewhere });
+    expect(rewind.exitCode).toBe(0);
+    expect(await readFile(join(moved, 'a.txt'), 'utf8')).toBe('keep me\n');
   });
 
   it('writing commands refuse a project other than the recorded one unless --other-project is given', async () => {

@@ -2,18 +2,21 @@
  * `fh resume <fromSession> [--to <id>]`: carry a session's file history into a new session
  * (`copyFileHistoryForResume`: hard links, else copies), so the resumed conversation can still
  * rewind to the old session's turns. The new session id is printed (and is the `--to` value when
- * given).
+ * given). The new session records `--project`, else the project the old one recorded; when that
+ * folder does not exist here (resuming on another machine) and `--project` is not given, nothing
+ * is written and the usage error asks for `--project` (exit 2).
  *
  * JSON: `{ "fromSessionId", "sessionId", "projectRoot", "checkpoints", "linked", "copied",
  * "existed", "missing": [{ "backupFileName", "references": [{ "messageId", "path" }] }],
  * "recordsWritten" }`. Exit 3 when backups were missing (each is named; the rest was carried).
  */
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { copyFileHistoryForResume, NotFoundError, parseFhSessionRecord } from '@fh/core';
-import { PartialFailureError } from '../cli-errors.js';
+import { PartialFailureError, UsageError } from '../cli-errors.js';
 import { assertWritable } from '../claude-guard.js';
 import { fhCommand } from '../command-hint.js';
-import { displayId, plural } from '../format.js';
+import { displayId, displayPath, plural } from '../format.js';
 import { assertProjectFolder } from '../open-session.js';
 import { describeStoreLocation } from '../store-uri.js';
 import type { CommandContext } from '../context.js';
@@ -35,6 +38,12 @@ export async function run(context: CommandContext, fromSessionId: string, option
   }
   const recorded = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
   const projectRoot = context.options.project !== undefined ? context.projectRoot : (recorded?.projectRoot ?? context.projectRoot);
+  if (context.options.project === undefined && !(await isFolder(projectRoot))) {
+    throw new UsageError(
+      `session ${displayId(fromSessionId)} was recorded for project ${displayPath(projectRoot)}, which does not exist here: ` +
+        'pass --project <folder> with the project\'s folder on this machine; nothing was written',
+    );
+  }
   const result = await context.output.withProgress('carrying backups', (onProgress) =>
     copyFileHistoryForResume({ store, fromSessionId, toSessionId, projectRoot, throwOnMissing: false, onProgress }),
   );
@@ -59,4 +68,9 @@ export async function run(context: CommandContext, fromSessionId: string, option
       result.missing.map((missing) => ({ path: missing.references.map((reference) => reference.path).filter((path, index, all) => all.indexOf(path) === index).join(', '), error: `backup ${missing.backupFileName} missing` })),
     );
   }
+}
+
+/** True when `path` is a folder on this machine. */
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
