@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { FhError, LockedError, type SessionLock } from '@fh/core';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isNotFound, isPreconditionFailed } from './translate-error.js';
 import type { S3Context } from './s3-context.js';
@@ -12,6 +13,11 @@ export interface LockLease {
   /** Host name and pid of the holder, for the `LockedError` message. */
   host: string;
   pid: number;
+  /**
+   * Where `pid` can be checked (Linux: boot id and pid namespace). A lease with this process's
+   * `machine` whose pid is gone was left by a process that died here, and is taken over at once.
+   */
+  machine?: string;
   /** When the lease ends unless renewed, ms since the epoch (the holder's clock). */
   expiresAtMs: number;
 }
@@ -26,7 +32,8 @@ interface StoredLease {
  * Session locks as leases in S3: the lock is the object `<prefix>sessions/<sessionId>/lock.json`,
  * created with `If-None-Match: *` (so exactly one of two racing sandboxes gets it) and renewed by
  * its holder every third of the TTL with `If-Match: <etag>`. A lease past its expiry (its holder
- * died with its sandbox) is taken over with `If-Match` on the stale lease's ETag, so only one
+ * died with its sandbox), or one whose holder was a process on this machine that no longer exists
+ * (killed, interrupted), is taken over with `If-Match` on the stale lease's ETag, so only one
  * taker wins. Release deletes the object if it is still this holder's; if S3 cannot be reached
  * then, release still succeeds and the lease is left to expire (within the TTL), since a holder
  * whose sandbox lost the network must still be able to shut down.
@@ -47,13 +54,14 @@ export class S3SessionLocks {
    */
   async lock(sessionId: string): Promise<SessionLock> {
     const key = this.context.layout.lockKey(sessionId);
-    const lease: LockLease = { holder: randomUUID(), host: hostname(), pid: process.pid, expiresAtMs: 0 };
+    const machine = thisMachine();
+    const lease: LockLease = { holder: randomUUID(), host: hostname(), pid: process.pid, expiresAtMs: 0, ...(machine === undefined ? {} : { machine }) };
     for (let attempt = 0; attempt < 5; attempt += 1) {
       let etag = await this.write(key, lease, { IfNoneMatch: '*' });
       if (etag === undefined) {
         const existing = await this.read(key);
         if (existing === undefined) continue;
-        if (existing.lease.expiresAtMs > Date.now()) {
+        if (existing.lease.expiresAtMs > Date.now() && !leftByDeadProcessHere(existing.lease, machine)) {
           throw new LockedError(
             `session "${sessionId}" is locked by ${existing.lease.host} (pid ${existing.lease.pid}) until ` +
               `${new Date(existing.lease.expiresAtMs).toISOString()} (${this.context.describe(key)})`,
@@ -71,7 +79,7 @@ export class S3SessionLocks {
   /** Whether a holder other than this store's own `lock` calls has an unexpired lease on the session. */
   async isLocked(sessionId: string): Promise<boolean> {
     const existing = await this.read(this.context.layout.lockKey(sessionId));
-    if (existing === undefined || existing.lease.expiresAtMs <= Date.now()) return false;
+    if (existing === undefined || existing.lease.expiresAtMs <= Date.now() || leftByDeadProcessHere(existing.lease, thisMachine())) return false;
     return !(this.heldHere.get(sessionId)?.has(existing.lease.holder) ?? false);
   }
 
@@ -169,6 +177,30 @@ export class S3SessionLocks {
   }
 }
 
+/**
+ * This process's machine for {@link LockLease.machine}: the kernel's boot id and the pid
+ * namespace, so two containers of one host (which share the boot id but not their pids) differ.
+ * Undefined where they cannot be read (not Linux).
+ */
+function thisMachine(): string | undefined {
+  try {
+    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `lease` was taken on this machine by a process that no longer exists. */
+function leftByDeadProcessHere(lease: LockLease, machine: string | undefined): boolean {
+  if (machine === undefined || lease.machine !== machine || !Number.isInteger(lease.pid) || lease.pid <= 0) return false;
+  try {
+    process.kill(lease.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /** How many times an unparsable lease is read before it counts as expired. */
 const UNREADABLE_LEASE_READS = 4;
 
@@ -180,7 +212,9 @@ function parseLease(text: string): LockLease | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockLease>;
     if (typeof value.holder === 'string' && typeof value.expiresAtMs === 'number') {
-      return { holder: value.holder, host: String(value.host ?? 'unknown host'), pid: Number(value.pid ?? 0), expiresAtMs: value.expiresAtMs };
+      const lease: LockLease = { holder: value.holder, host: String(value.host ?? 'unknown host'), pid: Number(value.pid ?? 0), expiresAtMs: value.expiresAtMs };
+      if (typeof value.machine === 'string') lease.machine = value.machine;
+      return lease;
     }
   } catch {
     return undefined;

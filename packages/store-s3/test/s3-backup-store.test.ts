@@ -1,3 +1,5 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -494,6 +496,32 @@ describe('session lock', () => {
     const lock = await store.lockSession('s');
     expect(JSON.parse((await objectBytes(`${prefix}/sessions/s/lock.json`)).toString())).toMatchObject({ pid: process.pid });
     await lock.release();
+  });
+
+  it('takes over at once an unexpired lease left by a process of this machine that no longer exists, and only that', async () => {
+    const machine = `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+    const exited = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    const lease = (pid: number, leaseMachine: string) =>
+      raw.send(
+        new PutObjectCommand({
+          Bucket: server.bucket,
+          Key: `${prefix}/sessions/s/lock.json`,
+          Body: JSON.stringify({ holder: 'other', host: 'here', pid, machine: leaseMachine, expiresAtMs: Date.now() + 60_000 }),
+        }),
+      );
+    try {
+      await lease(sleeper.pid as number, machine);
+      await expect(createStore().lockSession('s')).rejects.toBeInstanceOf(LockedError);
+      await lease(exited, 'another-boot/pid:[1]');
+      await expect(createStore().lockSession('s')).rejects.toBeInstanceOf(LockedError);
+      await lease(exited, machine);
+      const lock = await createStore().lockSession('s');
+      expect(JSON.parse((await objectBytes(`${prefix}/sessions/s/lock.json`)).toString())).toMatchObject({ pid: process.pid, machine });
+      await lock.release();
+    } finally {
+      sleeper.kill();
+    }
   });
 
   it('renews its lease while held', async () => {
