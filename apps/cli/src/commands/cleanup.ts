@@ -25,8 +25,11 @@ export interface CleanupCommandOptions {
 export async function run(context: CommandContext, options: CleanupCommandOptions): Promise<void> {
   assertWritable(context, 'cleanup');
   const store = await context.store();
+  // One "now" for the list the person confirms and the removal: a session that turns old while
+  // the question waits is not removed unasked (one changed meanwhile is kept as recent).
+  const now = new Date();
   if (options.dryRun !== true && options.yes !== true) {
-    const planned = await cleanup({ store, olderThanDays: options.olderThan, dryRun: true });
+    const planned = await cleanup({ store, olderThanDays: options.olderThan, dryRun: true, now });
     const count = planned.removed.length;
     if (count > 0) {
       const what = `${plural(count, 'session')} (${formatBytes(planned.removed.reduce((sum, session) => sum + session.bytes, 0))}, backups and undo points included) not changed for ${options.olderThan} days`;
@@ -41,7 +44,7 @@ export async function run(context: CommandContext, options: CleanupCommandOption
     }
   }
   const result = await context.output.withProgress('examining sessions', (onProgress) =>
-    cleanup({ store, olderThanDays: options.olderThan, dryRun: options.dryRun === true, onProgress }),
+    cleanup({ store, olderThanDays: options.olderThan, dryRun: options.dryRun === true, now, onProgress }),
   );
   const bytes = result.removed.reduce((sum, session) => sum + session.bytes, 0);
   const verb = options.dryRun === true ? 'would remove' : 'removed';
