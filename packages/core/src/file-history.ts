@@ -10,7 +10,7 @@
  *   await history.rewind(userMessageId);            // put the files back
  *   await history.close();
  */
-import { FhError, InvalidArgumentError } from './errors.js';
+import { ConflictError, FhError, InvalidArgumentError } from './errors.js';
 import {
   createFileHistoryContext,
   type FileHistoryContext,
@@ -395,13 +395,17 @@ export class FileHistory implements FileHistoryReader {
    * Snapshot every tracked file under `messageId` (a user turn). See `fileHistoryMakeSnapshot`.
    * Resolves with the snapshot once it is durable in the log, after `snapshotFilesChanged`
    * listeners ran (a listener's error rejects this call; the snapshot stays made). Undefined when
-   * tracking is off.
+   * tracking is off. Throws `ConflictError` when the session already has a snapshot for
+   * `messageId` (a second one would hide the first from rewinds).
    */
   async makeSnapshot(messageId: string): Promise<FileHistorySnapshot | undefined> {
     this.assertOpen();
     this.assertWhole('makeSnapshot');
     if (!this.enabled) return undefined;
     return this.runSerially(async () => {
+      if (findSnapshot(this.current, messageId) !== undefined) {
+        throw new ConflictError(`session ${JSON.stringify(this.sessionId)} already has a snapshot for message ${JSON.stringify(messageId)}: each user turn needs its own message id`);
+      }
       const snapshot = await fileHistoryMakeSnapshot(this.updateState, messageId, this.context);
       if (snapshot !== undefined && this.listeners.size > 0) await this.emitFilesChanged(snapshot);
       return snapshot;

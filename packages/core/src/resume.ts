@@ -119,7 +119,8 @@ function markUnavailable(state: FileHistoryState, reasons: ReadonlyMap<string, s
  * `fh-session` record (`resumedFrom`, and a sequence offset so `snapshotSequence` never goes
  * down), and one `file-history-snapshot` record per carried snapshot.
  *
- * Throws `InvalidArgumentError` if the two ids are equal, `ConflictError` if the new session
+ * Throws `InvalidArgumentError` if the two ids are equal, `NotFoundError` if the old session has
+ * no records at all (a mistyped id; unless `state` is given), `ConflictError` if the new session
  * already has file-history records, and the store's error if a carry fails for another reason
  * than a missing source (nothing is recorded then; running the resume again continues it).
  */
@@ -139,6 +140,9 @@ export async function copyFileHistoryForResume(options: CopyFileHistoryForResume
   let state = options.state;
   if (state === undefined || carryRecords === 'all') {
     const source = await store.sessionLog(fromSessionId).read();
+    if (options.state === undefined && source.records.length === 0) {
+      throw new NotFoundError(`session ${fromSessionId} has no records in the ${store.kind} store: nothing to resume (is the session id right?)`);
+    }
     if (carryRecords === 'all') otherRecords = source.records.filter((record) => !FILE_HISTORY_RECORD_TYPES.has(record.type));
     state ??= restoreStateFromLog(source.records, {
       projectRoot: options.projectRoot,

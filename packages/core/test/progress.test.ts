@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   FileHistory,
+  NotFoundError,
   PermissionError,
   RewindSession,
   cleanup,
@@ -78,9 +79,18 @@ describe('onProgress', () => {
 
   it('copyFileHistoryForResume reports (0, 0) once when there is nothing to carry', async () => {
     const store = createRecordStore();
+    await store.sessionLog('old').append([{ type: 'user', uuid: 'u1' }]);
     const { calls, onProgress } = recorder();
     await copyFileHistoryForResume({ store, fromSessionId: 'old', toSessionId: 'new', projectRoot: ROOT, onProgress });
     expect(calls).toEqual([[0, 0]]);
+  });
+
+  it('copyFileHistoryForResume refuses a session with no records at all (a mistyped id), writing nothing', async () => {
+    const store = createRecordStore();
+    await expect(copyFileHistoryForResume({ store, fromSessionId: 'ghost', toSessionId: 'new', projectRoot: ROOT })).rejects.toThrow(
+      new NotFoundError(`session ghost has no records in the ${store.kind} store: nothing to resume (is the session id right?)`),
+    );
+    expect((await store.sessionLog('new').read()).records).toEqual([]);
   });
 
   it('copyFileHistoryForResume counts a failed carry before it throws', async () => {
