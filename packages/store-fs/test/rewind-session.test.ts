@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 /**
  * RewindSession on real files (issue 4): the restore menu with dry-run stats, restore in every
  * mode, per-file rewind, lossless rewinds, undo (also from a fresh store and history, as a later
@@ -158,6 +159,25 @@ describe('RewindSession.restoreOptions', () => {
 });
 
 describe('RewindSession.restore', () => {
+  it('calls onUndoPointSaved once the undo point is saved and before any file is written; not when nothing changes', async () => {
+    const { session, projectRoot, storeRoot } = await setUp();
+    const atCall: Array<{ undoId: string; recorded: boolean; aTxt: string }> = [];
+    const result = await session.restore({
+      messageId: 'u2',
+      mode: 'code',
+      onUndoPointSaved: (point) => {
+        const log = readFileSync(join(storeRoot, 'sessions', `${SESSION}.jsonl`), 'utf8');
+        atCall.push({ undoId: point.undoId, recorded: log.includes(`"undoId":"${point.undoId}"`), aTxt: readFileSync(join(projectRoot, 'a.txt'), 'utf8') });
+      },
+    });
+    expect(atCall).toEqual([{ undoId: result.undoPoint?.undoId, recorded: true, aTxt: AFTER_CHECKPOINT }]);
+    expect(await tree(projectRoot)).toEqual(AT_U2);
+
+    let calls = 0;
+    await session.restore({ messageId: 'u2', mode: 'code', onUndoPointSaved: () => (calls += 1) });
+    expect(calls).toBe(0);
+  });
+
   it('both: rewinds the files, then the conversation, and hands back the prompt', async () => {
     const { session, projectRoot, messages } = await setUp();
     const events: MessagesRemovedEvent[] = [];

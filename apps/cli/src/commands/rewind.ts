@@ -138,11 +138,25 @@ export async function run(context: CommandContext, messageIdArgument: string | u
       rewinder = await rewindSessionFor(context, session);
       assertStillRewindable(session, rewinder, messageId, mode);
     }
-    const result = await rewinder.restore({ messageId, mode, ...(paths === undefined ? {} : { paths }) }).catch(async (error: unknown) => {
-      if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
-      const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
-      throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords));
-    });
+    // Ctrl-C during the restore: say whether files had started to change, and how to put them back.
+    let writing = false;
+    const onInterrupt = () => {
+      process.stderr.write(
+        writing
+          ? `fh: rewind interrupted after it began writing files; ${fhCommand(context, ['undo'])} puts them back\n`
+          : 'fh: rewind interrupted before it changed any file\n',
+      );
+      process.exit(130);
+    };
+    process.once('SIGINT', onInterrupt);
+    const result = await rewinder
+      .restore({ messageId, mode, ...(paths === undefined ? {} : { paths }), onUndoPointSaved: () => (writing = true) })
+      .catch(async (error: unknown) => {
+        if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
+        const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
+        throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords));
+      })
+      .finally(() => process.removeListener('SIGINT', onInterrupt));
     const code = result.code === undefined
       ? null
       : { restored: result.code.restored, deleted: result.code.deleted, skipped: result.code.skipped, failed: result.code.failed.map((failure) => ({ path: failure.path, error: failure.error.message })) };

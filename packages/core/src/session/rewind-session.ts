@@ -61,6 +61,12 @@ export interface RestoreRequest {
   mode: RestoreMode;
   /** `code` / `both`: rewind only these tracked files (per-file rewind). Default: all. */
   paths?: readonly string[];
+  /**
+   * Called once the undo point is saved, just before the first file is written (not called when
+   * no file needs writing or undo is off). From then on an interrupted restore can be put back
+   * with `undoRewind`; a front end can say so if the process is stopped.
+   */
+  onUndoPointSaved?: (point: UndoPoint) => void;
   /** `summarize` / `summarize_up_to`: extra instructions passed to the summariser. */
   instructions?: string;
 }
@@ -227,7 +233,9 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
           ? {}
           : {
               beforeWrite: async (paths: readonly string[]) => {
-                result.undoPoint = await captureUndoPoint(this.history, undo, { paths, operation: 'rewind', messageId }, this.undoOptions());
+                const point = await captureUndoPoint(this.history, undo, { paths, operation: 'rewind', messageId }, this.undoOptions());
+                result.undoPoint = point;
+                request.onUndoPointSaved?.(point);
               },
             }),
       });
