@@ -173,11 +173,11 @@ async function main(): Promise<void> {
     for (const history of [snapshotHistory, snapshotNoLog, everything]) await history.makeSnapshot('setup-2');
 
     log('makeSnapshot ...');
-    const snapshotContender = (name: string, history: FileHistory): Contender => ({
+    const snapshotContender = (name: string, history: FileHistory, section: string): Contender => ({
       name,
       prepare: (round) => editFiles(folders.project, hot, round, name),
       run: async (round) => {
-        await history.makeSnapshot(`turn-${round}`);
+        await history.makeSnapshot(`${section}-turn-${round}`);
       },
     });
     const snapshotFloor: Contender = {
@@ -212,8 +212,8 @@ async function main(): Promise<void> {
       },
     };
     const snapshotTimes = await interleave(ROUNDS.snapshot, [
-      snapshotContender('fh', snapshotHistory),
-      snapshotContender('fh no log', snapshotNoLog),
+      snapshotContender('fh', snapshotHistory, 'snapshot'),
+      snapshotContender('fh no log', snapshotNoLog, 'snapshot'),
       snapshotFloor,
       durableSnapshotFloor,
       syncFloor,
@@ -274,8 +274,8 @@ async function main(): Promise<void> {
     await git('add', '-A');
     await git('commit', '-q', '-m', 'setup');
     const gitTimes = await interleave(ROUNDS.git, [
-      snapshotContender('fh', snapshotHistory),
-      snapshotContender('fh tracking all', everything),
+      snapshotContender('fh', snapshotHistory, 'git'),
+      snapshotContender('fh tracking all', everything, 'git'),
       {
         name: 'git',
         prepare: (round) => editFiles(folders.project, hot, round, 'git'),
