@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileHistory } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
@@ -347,6 +347,27 @@ describe('fh hook: PreToolUse before any prompt', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it('backs up the real file when an already-tracked path has become a symlink to another file', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n', 'shared.sh': 'shared original\n' });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    await rm(join(box.project, 'build.sh'));
+    await symlink('shared.sh', join(box.project, 'build.sh'));
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now document it');
+    expect(await hook(box, second)).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    await writeFile(join(box.project, 'build.sh'), 'written through the link\n');
+
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const history = await FileHistory.open({ projectRoot: box.project, sessionId: SESSION, store, env: {} });
+    const turnTwo = history.state.snapshots.at(-1)?.messageId as string;
+    expect(await history.rewind(turnTwo, { paths: ['shared.sh'] })).toMatchObject({ restored: ['shared.sh'], failed: [] });
+    await history.close();
+    expect(await readFile(join(box.project, 'shared.sh'), 'utf8')).toBe('shared original\n');
   });
 
   it('takes a session-start checkpoint first, so the edit is backed up', async () => {

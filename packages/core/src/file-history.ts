@@ -20,6 +20,7 @@ import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOption
 import { fileHistoryMakeSnapshot } from './make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
 import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
+import { readLogEnds } from './log-ends.js';
 import { latestSnapshotFromTail, restoreStateFromLog } from './restore-state.js';
 import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { DiffStats, RewindResult } from './results.js';
@@ -172,12 +173,6 @@ async function readSessionLog(log: SessionLog, context: FileHistoryContext, opti
   return { state: await readWholeLog(log, context, options, warn), partial: false };
 }
 
-/** Bytes of the log's start read for its `fh-session` record by `rebuild: 'latest'`. */
-export const LOG_HEAD_BYTES = 64 * 1024;
-
-/** Bytes of the log's end read for the newest snapshot by `rebuild: 'latest'` (a 500-file snapshot record is about 85 KB). */
-export const LOG_TAIL_BYTES = 1024 * 1024;
-
 /**
  * The state holding only the newest snapshot, from the log's ends (see `rebuild: 'latest'`), or
  * undefined when the log cannot read its ends, is small enough to read whole, has no `fh-session`
@@ -185,7 +180,7 @@ export const LOG_TAIL_BYTES = 1024 * 1024;
  * the newest snapshot (each snapshot covers them all), so its keys are the tracked files.
  */
 async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void): Promise<FileHistoryState | undefined> {
-  const ends = await log.readEnds?.(LOG_HEAD_BYTES, LOG_TAIL_BYTES);
+  const ends = await readLogEnds(log);
   if (ends === undefined || ends.whole) return undefined;
   const recordedRoot = ends.head.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
   if (recordedRoot === undefined) return undefined;

@@ -22,3 +22,4 @@ export * from './snapshot-events.js';
 export * from './file-history.js';
 export * from './worktree-state.js';
 export * from './session/index.js';
+export * from './log-ends.js';

@@ -198,15 +198,24 @@ export function latestSnapshotFromLog(records: readonly unknown[], options: Rest
 }
 
 /**
- * The newest snapshot from the newest records of a log alone (say the last 512 KiB, see
- * `SessionLog.readEnds`), or undefined when they do not settle it, so the caller reads the whole
- * log and uses {@link latestSnapshotFromLog}. They settle it when they hold a non-update
- * `file-history-snapshot` record and every later snapshot update is for that record's messageId:
- * then the newest snapshot is that record with its later updates and deltas, exactly what
- * `latestSnapshotFromLog` would give for the whole log. Throws `InvalidArgumentError` when
- * `projectRoot` is not absolute.
+ * The newest snapshot from the newest records of a log alone (say its last MiB, see
+ * `SessionLog.readEnds`), or undefined when they do not settle it (see {@link tailAnchor}), so the
+ * caller reads more of the log. When they settle it, the newest snapshot is the anchor record
+ * with its later updates and deltas, exactly what `latestSnapshotFromLog` would give for the
+ * whole log. Throws `InvalidArgumentError` when they settle it and `projectRoot` is not absolute.
  */
 export function latestSnapshotFromTail(tail: readonly unknown[], options: RestoreStateOptions): FileHistorySnapshot | undefined {
+  const anchor = tailAnchor(tail);
+  return anchor === undefined ? undefined : latestSnapshotFromLog(tail.slice(anchor), options);
+}
+
+/**
+ * Where the newest snapshot starts in the newest records of a log: the index of the last
+ * non-update `file-history-snapshot` record, when every later snapshot update is for its
+ * messageId; undefined when the records do not settle it (no such record, or a later update of
+ * another snapshot, which only the earlier records could place). Reads record heads only.
+ */
+export function tailAnchor(tail: readonly unknown[]): number | undefined {
   let anchor = -1;
   let messageId: string | undefined;
   tail.forEach((record, index) => {
@@ -221,5 +230,5 @@ export function latestSnapshotFromTail(tail: readonly unknown[], options: Restor
     const head = fileHistoryRecordHead(record);
     if (head?.type === 'file-history-snapshot' && head.messageId !== messageId) return undefined;
   }
-  return latestSnapshotFromLog(tail.slice(anchor), options);
+  return anchor;
 }

@@ -1,4 +1,4 @@
-import { FileHistory, InvalidArgumentError, LOG_HEAD_BYTES, LOG_TAIL_BYTES } from '@fh/core';
+import { FileHistory, InvalidArgumentError, LOG_HEAD_BYTES, LOG_TAIL_BYTES_STEPS } from '@fh/core';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ describe("FileHistory.open({ rebuild: 'latest' })", () => {
   it('rebuilds only the newest snapshot from the log ends; trackEdit works and a whole open sees the result', async () => {
     const { projectRoot, store, whole } = await longSession();
     const logPath = join(store.root, 'sessions', 's1.jsonl');
-    expect((await stat(logPath)).size).toBeGreaterThan(LOG_HEAD_BYTES + LOG_TAIL_BYTES);
+    expect((await stat(logPath)).size).toBeGreaterThan(LOG_HEAD_BYTES + (LOG_TAIL_BYTES_STEPS[0] as number));
 
     const latest = await FileHistory.open({ projectRoot, sessionId: 's1', store, rebuild: 'latest', env: {} });
     expect(latest.state.snapshots).toEqual([whole.snapshots.at(-1)]);

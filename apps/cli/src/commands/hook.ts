@@ -21,7 +21,8 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -111,7 +112,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, LOG_HEAD_BYTES, LOG_TAIL_BYTES }, { openFhHistory }, store] =
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds }, { openFhHistory }, store] =
     await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
@@ -122,7 +123,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   // the current turn at the end, so a long session costs no more than a short one. The whole log
   // is read (once) only when the ends do not settle a question.
   const log = store.sessionLog(sessionId);
-  const ends = await log.readEnds?.(LOG_HEAD_BYTES, LOG_TAIL_BYTES);
+  const ends = await readLogEnds(log);
   let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
   const allRecords = async (): Promise<LogRecord[]> => (everything ??= (await log.read()).records);
   const partial = ends !== undefined && !ends.whole;
@@ -159,7 +160,9 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     } catch {
       // Outside the root as written (perhaps inside its real location): trackEdit decides.
     }
-    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined) return;
+    // Only a path with no symlink on the way is settled here: through a link, the file the edit
+    // writes is another one, which trackEdit resolves and may not have backed up yet.
+    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined && !throughSymlink(projectRoot, absolutePath)) return;
   }
   // An edit needs only the newest snapshot (trackEdit attaches to it); a prompt makes a snapshot,
   // which needs the whole session (retention looks at the oldest ones).
@@ -193,6 +196,32 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     await history.makeSnapshot(messageId);
   } finally {
     await history.close();
+  }
+}
+
+/**
+ * True when `absolutePath` (inside `projectRoot`) is a symlink or lies under one, below the root:
+ * its real path (of its nearest existing part) differs from the path joined to the root's real
+ * path. Errors other than a missing path count as true, so the caller takes the careful way.
+ */
+function throughSymlink(projectRoot: string, absolutePath: string): boolean {
+  try {
+    if (lstatSync(absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true) return true;
+    const realRoot = realpathSync.native(projectRoot);
+    const rest = relative(projectRoot, absolutePath);
+    let existing = absolutePath;
+    const missing: string[] = [];
+    for (;;) {
+      try {
+        return join(realpathSync.native(existing), ...missing) !== join(realRoot, rest);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(existing) === existing) return true;
+        missing.unshift(basename(existing));
+        existing = dirname(existing);
+      }
+    }
+  } catch {
+    return true;
   }
 }
 
