@@ -63,11 +63,17 @@ export function renderDiffStats(stats: DiffStats, colors: Colors, what: string, 
   const summary =
     count === 0
       ? `${what} would change no files`
-      : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)})`;
+      : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)}${uncountedNote(stats)})`;
   const refusal = refusing === 0 ? '' : colors.red(`, but the rewind will be refused: ${refusing} backup${refusing === 1 ? ' is' : 's are'} missing or damaged`);
   const lines = [summary + refusal, ...renderFileLines(stats, colors)];
   for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${displayPath(skipped.path)}: ${reasonText(skipped.path, skipped.reason)}`);
   for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${displayPath(failed.path)}: ${reasonText(failed.path, failed.reason)}`);
   if (refusing > 0 && options.refusalHint !== undefined) lines.push(options.refusalHint);
   return lines;
+}
+
+/** `, lines of N files not counted` when some changed files have no line counts (binary, too large, too many changes). */
+function uncountedNote(stats: DiffStats): string {
+  const uncounted = stats.files.filter((file) => file.binary || file.tooLarge === true || file.tooManyChanges === true).length;
+  return uncounted === 0 ? '' : `; lines of ${uncounted} file${uncounted === 1 ? '' : 's'} not counted`;
 }

@@ -14,7 +14,7 @@ describe('fh diff of a file whose every line changed', () => {
     const human = await box.fh(['--session', 's', 'diff', 'm1']);
     expect(human).toEqual({
       exitCode: 0,
-      stdout: 'Rewinding to m1 would change 1 file (+0 -0)\n  modify  generated.txt  too many changes to count\n',
+      stdout: 'Rewinding to m1 would change 1 file (+0 -0; lines of 1 file not counted)\n  modify  generated.txt  too many changes to count\n',
       stderr: '',
     });
     const { json } = await box.fhJson<{ files: unknown[]; patch: string }>(['--session', 's', 'diff', 'm1', '--patch']);

@@ -43,10 +43,12 @@ export async function fileHistoryGetDiffStats(
     stats.failed?.push({ path, reason: `backup ${backupFileName} missing: ${reason}` });
     stats.missing?.push({ path, backupFileName, reason });
   };
+  const deadline = Date.now() + DIFF_BUDGET_MS;
+  const timeoutMs = () => Math.max(MIN_DIFF_TIMEOUT_MS, Math.min(DIFF_TIMEOUT_MS, deadline - Date.now()));
   const counted = await Promise.all(
     plans.map((plan) =>
       plan?.kind === 'restore' || plan?.kind === 'delete'
-        ? context.limit(() => countPlan(context, plan).catch((error: unknown) => (error instanceof Error ? error.message : String(error))))
+        ? context.limit(() => countPlan(context, plan, timeoutMs).catch((error: unknown) => (error instanceof Error ? error.message : String(error))))
         : undefined,
     ),
   );
@@ -86,7 +88,11 @@ export async function fileHistoryHasAnyChanges(state: FileHistoryState, messageI
 }
 
 /** Line counts for one file a rewind would write; a string says why it cannot be counted. */
-async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<FileDiffStat | { missingBackup: string } | string> {
+async function countPlan(
+  context: FileHistoryContext,
+  plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
+  timeoutMs: () => number,
+): Promise<FileDiffStat | { missingBackup: string } | string> {
   const cap = context.diffSizeCapBytes;
   const stat: FileDiffStat = {
     path: plan.path,
@@ -116,7 +122,7 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
   }
 
   if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) return { ...stat, modeOnly: true };
-  const lines = countLineChanges(currentBytes, backupBytes);
+  const lines = countLineChanges(currentBytes, backupBytes, timeoutMs());
   return lines === undefined ? { ...stat, tooManyChanges: true } : { ...stat, ...lines };
 }
 
@@ -126,6 +132,15 @@ async function countPlan(context: FileHistoryContext, plan: Extract<FilePlan, { 
  * every line changed (a formatter run, CRLF conversion) would stall a preview without it.
  */
 export const DIFF_TIMEOUT_MS = 1000;
+
+/**
+ * Milliseconds all line diffs of one `getDiffStats` call may take together: past it, each further
+ * file gets {@link MIN_DIFF_TIMEOUT_MS}, so a dozen reformatted files cost seconds, not a dozen.
+ */
+export const DIFF_BUDGET_MS = 3000;
+
+/** The least time a file's line diff gets once the call's budget is spent, in ms. */
+export const MIN_DIFF_TIMEOUT_MS = 50;
 
 /** Line counts between two versions of a file, from {@link countLineChanges}. */
 export interface LineChanges {
