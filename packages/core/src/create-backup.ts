@@ -9,6 +9,7 @@
  */
 import { errnoCode, FhError, InvalidArgumentError } from './errors.js';
 import type { FileHistoryContext } from './file-history-context.js';
+import { createMetadataReader } from './metadata.js';
 import { backupFileName } from './paths.js';
 import type { BackupInfo, BackupStore } from './store.js';
 import type { FileHistoryBackup } from './types.js';
@@ -62,7 +63,7 @@ export async function createBackup(context: FileHistoryContext, absolutePath: st
 async function assertAbsent(context: FileHistoryContext, absolutePath: string, notFound: unknown): Promise<void> {
   let stats;
   try {
-    stats = context.fs.lstatSync === undefined ? await context.fs.lstat(absolutePath) : context.fs.lstatSync(absolutePath);
+    stats = await createMetadataReader(context.fs).lstat(absolutePath);
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return;

@@ -23,3 +23,4 @@ export * from './file-history.js';
 export * from './worktree-state.js';
 export * from './session/index.js';
 export * from './log-ends.js';
+export { realPathOrNearest } from './resolve-links.js';

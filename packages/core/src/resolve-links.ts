@@ -68,11 +68,16 @@ async function trackingPathInRealRoot(context: FileHistoryContext, real: string)
  */
 function realPathOf(context: FileHistoryContext, absolutePath: string): string | undefined | Promise<string | undefined> {
   const realpathSync = context.fs.realpathSync;
-  if (realpathSync !== undefined) return walkUp(absolutePath, (path) => realpathSync.call(context.fs, path));
+  if (realpathSync !== undefined) return realPathOrNearest(absolutePath, (path) => realpathSync.call(context.fs, path));
   return walkUpAsync(absolutePath, (path) => context.fs.realpath(path));
 }
 
-function walkUp(absolutePath: string, realpath: (path: string) => string): string | undefined {
+/**
+ * The real path of `absolutePath` by the sync `realpath` given; for a path that does not exist, the
+ * real path of its nearest existing folder with the missing names appended. Undefined when nothing
+ * of it exists; `realpath`'s other errors (`EACCES`, `ELOOP`) are thrown.
+ */
+export function realPathOrNearest(absolutePath: string, realpath: (path: string) => string): string | undefined {
   const missing: string[] = [];
   for (let current = absolutePath; ; current = dirname(current)) {
     try {

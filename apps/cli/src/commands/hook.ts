@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { lstatSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -112,7 +112,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds }, { openFhHistory }, store] =
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest }, { openFhHistory }, store] =
     await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
@@ -162,7 +162,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     // Only a path with no symlink on the way is settled here: through a link, the file the edit
     // writes is another one, which trackEdit resolves and may not have backed up yet.
-    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined && !throughSymlink(projectRoot, absolutePath)) return;
+    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined && !throughSymlink(projectRoot, absolutePath, realPathOrNearest)) return;
   }
   // An edit needs only the newest snapshot (trackEdit attaches to it); a prompt makes a snapshot,
   // which needs the whole session (retention looks at the oldest ones).
@@ -204,22 +204,12 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
  * its real path (of its nearest existing part) differs from the path joined to the root's real
  * path. Errors other than a missing path count as true, so the caller takes the careful way.
  */
-function throughSymlink(projectRoot: string, absolutePath: string): boolean {
+function throughSymlink(projectRoot: string, absolutePath: string, realPathOrNearest: (path: string, realpath: (path: string) => string) => string | undefined): boolean {
   try {
     if (lstatSync(absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true) return true;
     const realRoot = realpathSync.native(projectRoot);
-    const rest = relative(projectRoot, absolutePath);
-    let existing = absolutePath;
-    const missing: string[] = [];
-    for (;;) {
-      try {
-        return join(realpathSync.native(existing), ...missing) !== join(realRoot, rest);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(existing) === existing) return true;
-        missing.unshift(basename(existing));
-        existing = dirname(existing);
-      }
-    }
+    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    return real !== join(realRoot, relative(projectRoot, absolutePath));
   } catch {
     return true;
   }
