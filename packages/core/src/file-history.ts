@@ -16,19 +16,19 @@ import {
   type FileHistoryContext,
   type FileHistoryStateUpdater,
 } from './file-history-context.js';
-import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './diff-stats.js';
-import { fileHistoryMakeSnapshot } from './make-snapshot.js';
-import { coalesceSnapshotUpdates, RecordQueue } from './record-queue.js';
-import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './records.js';
-import { readLogEnds } from './log-ends.js';
-import { latestSnapshotFromTail, restoreStateFromLog } from './restore-state.js';
-import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
+import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './rewind/diff-stats.js';
+import { fileHistoryMakeSnapshot } from './snapshot/make-snapshot.js';
+import { coalesceSnapshotUpdates, RecordQueue } from './state/record-queue.js';
+import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './state/records.js';
+import { readLogEnds } from './state/log-ends.js';
+import { latestSnapshotFromTail, restoreStateFromLog } from './state/restore-state.js';
+import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
-import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind.js';
-import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot-events.js';
-import { findSnapshot } from './state-queries.js';
+import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind/rewind.js';
+import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot/snapshot-events.js';
+import { findSnapshot } from './state/state-queries.js';
 import type { BackupStore, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
-import { fileHistoryTrackEdit } from './track-edit.js';
+import { fileHistoryTrackEdit } from './track/track-edit.js';
 import { emptyFileHistoryState, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coalesceSnapshotUpdates, RecordQueue } from '../src/record-queue.js';
+import { coalesceSnapshotUpdates, RecordQueue } from '../src/state/record-queue.js';
 import type { LogRecord, SessionLog } from '../src/index.js';
 
 const update = (messageId: string, files: string[]): LogRecord => ({ type: 'file-history-snapshot', messageId, isSnapshotUpdate: true, files });

@@ -6,7 +6,7 @@ import {
   parseFileHistoryRecord,
   snapshotRecord,
   userMessageRecord,
-} from '../src/records.js';
+} from '../src/state/records.js';
 
 const NAME = '0123456789abcdef@v1';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deltaRecord, fhSessionRecord, snapshotRecord } from '../src/records.js';
-import { latestSnapshotFromLog, latestSnapshotFromTail, restoreStateFromLog } from '../src/restore-state.js';
+import { deltaRecord, fhSessionRecord, snapshotRecord } from '../src/state/records.js';
+import { latestSnapshotFromLog, latestSnapshotFromTail, restoreStateFromLog } from '../src/state/restore-state.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
 
 const ROOT = '/work/project';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backupsToDelete } from '../src/retention.js';
+import { backupsToDelete } from '../src/snapshot/retention.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
 
 const TIME = new Date('2026-01-01T00:00:00.000Z');

@@ -8,9 +8,9 @@
 import { ConflictError } from '../errors.js';
 import { planFork, type ForkPlan } from '../conversation/fork-records.js';
 import type { ConversationRecord } from '../conversation/messages.js';
-import { snapshotRecord } from '../records.js';
-import { restoreStateFromLog } from '../restore-state.js';
-import { copyFileHistoryForResume, type ResumeResult } from '../resume.js';
+import { snapshotRecord } from '../state/records.js';
+import { restoreStateFromLog } from '../state/restore-state.js';
+import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { BackupStore, LogRecord } from '../store.js';
 import type { FileHistoryState } from '../types.js';
 

@@ -4,7 +4,7 @@
  * the agent or the user made since the last turn began, which no snapshot holds. A front end
  * should warn about those; `RewindSession.restore` also saves them in an undo point first.
  */
-import type { DiffStatsOptions } from '../diff-stats.js';
+import type { DiffStatsOptions } from '../rewind/diff-stats.js';
 import type { FileHistoryReader } from '../file-history.js';
 import type { DiffStats } from '../results.js';
 

@@ -18,7 +18,7 @@ import { CURRENT_PROMPT_ID, selectableUserMessages, type SelectableMessage } fro
 import { FhError, InvalidArgumentError, NotFoundError, UnsupportedError } from '../errors.js';
 import type { FileHistoryReader } from '../file-history.js';
 import type { RewindResult } from '../results.js';
-import type { RewindOptions } from '../rewind.js';
+import type { RewindOptions } from '../rewind/rewind.js';
 import { forkSession, type ForkResult } from './fork-session.js';
 import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
 import { rewindPreview, type RewindPreview } from './rewind-preview.js';

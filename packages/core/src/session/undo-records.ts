@@ -9,7 +9,7 @@
  * Claude Code ignores these record types. A point is live from its `fh-undo-point` record until
  * an `fh-undo-point-removed` record names it.
  */
-import type { RecordWarningHandler } from '../records.js';
+import type { RecordWarningHandler } from '../state/records.js';
 import type { LogRecord } from '../store.js';
 
 /** Record type of an undo point. */

@@ -13,10 +13,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { BackupMissingError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
-import { createFolderChecker } from '../parent-folders.js';
+import { createFolderChecker } from '../rewind/parent-folders.js';
 import { toAbsolutePath } from '../paths.js';
-import { removeStaleTemporaryFiles, temporaryPathFor } from '../temporary-files.js';
-import type { RecordWarningHandler } from '../records.js';
+import { removeStaleTemporaryFiles, temporaryPathFor } from '../rewind/temporary-files.js';
+import type { RecordWarningHandler } from '../state/records.js';
 import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
 import {
   liveUndoPoints,

@@ -7,8 +7,8 @@
  * it — which is also how it was at the earlier snapshot, since nothing was editing it for the agent
  * then (the seed does the same with the file's v1).
  */
-import { findSnapshot } from './state-queries.js';
-import type { FileHistoryBackup, FileHistoryState } from './types.js';
+import { findSnapshot } from '../state/state-queries.js';
+import type { FileHistoryBackup, FileHistoryState } from '../types.js';
 
 /**
  * Every file a rewind to `messageId` covers (the state's tracked files and the snapshot's entries),

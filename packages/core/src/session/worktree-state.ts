@@ -12,9 +12,9 @@
  * the actions; these functions parse, validate and decide.
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { InvalidArgumentError, NotFoundError } from './errors.js';
-import type { LogRecord } from './store.js';
-import type { FileHistoryState } from './types.js';
+import { InvalidArgumentError, NotFoundError } from '../errors.js';
+import type { LogRecord } from '../store.js';
+import type { FileHistoryState } from '../types.js';
 
 /** Record type of {@link WorktreeStateRecord}. */
 export const WORKTREE_STATE_RECORD_TYPE = 'worktree-state';

@@ -3,9 +3,9 @@
  * backup differs from the previous snapshot's, with their old and new contents, so an editor
  * integration can show what each turn changed.
  */
-import { readBackupBytes } from './backup-content.js';
-import type { FileHistoryContext } from './file-history-context.js';
-import type { FileHistoryBackup, FileHistorySnapshot } from './types.js';
+import { readBackupBytes } from '../rewind/backup-content.js';
+import type { FileHistoryContext } from '../file-history-context.js';
+import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
 
 /** One file whose backup changed between two consecutive snapshots. */
 export interface SnapshotFileChange {

@@ -6,9 +6,9 @@
  * the project: the link stays a link, and its target is what gets backed up and rewound.
  */
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { errnoCode } from './errors.js';
-import type { FileHistoryContext } from './file-history-context.js';
-import { toAbsolutePath } from './paths.js';
+import { errnoCode } from '../errors.js';
+import type { FileHistoryContext } from '../file-history-context.js';
+import { toAbsolutePath } from '../paths.js';
 
 /** A path fh tracks: its tracking key and its absolute path under the project root. */
 export interface TrackedPath {

@@ -4,7 +4,7 @@
  * (`fh hook`, `FileHistory.open({ rebuild: 'latest' })`) does not read a long session whole.
  */
 import { tailAnchor } from './restore-state.js';
-import type { LogEnds, SessionLog } from './store.js';
+import type { LogEnds, SessionLog } from '../store.js';
 
 /** Bytes of the log's start read for its `fh-session` record. */
 export const LOG_HEAD_BYTES = 64 * 1024;

@@ -11,16 +11,16 @@
  * the snapshot needs a folder only when that file is itself tracked and deleted by the same rewind.
  */
 import { dirname, join } from 'node:path';
-import { backupTimeMs, checkFileChanged, compareMetadata, type StoredBackup } from './change-detection.js';
-import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from './errors.js';
-import type { FileHistoryContext } from './file-history-context.js';
+import { backupTimeMs, checkFileChanged, compareMetadata, type StoredBackup } from '../snapshot/change-detection.js';
+import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from '../errors.js';
+import type { FileHistoryContext } from '../file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
-import { toAbsolutePath, toTrackingPath } from './paths.js';
+import { toAbsolutePath, toTrackingPath } from '../paths.js';
 import { snapshotFileBackups } from './snapshot-targets.js';
-import { createMetadataReader, type MetadataReader } from './metadata.js';
-import { mapWithWorkers } from './worker-pool.js';
-import type { BackupInfo, FsStats } from './store.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistoryState } from './types.js';
+import { createMetadataReader, type MetadataReader } from '../metadata.js';
+import { mapWithWorkers } from '../worker-pool.js';
+import type { BackupInfo, FsStats } from '../store.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistoryState } from '../types.js';
 
 /** One tracked file and its entry at the snapshot (undefined: no entry at or after it). */
 export interface RewindTarget {

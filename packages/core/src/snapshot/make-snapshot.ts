@@ -17,15 +17,15 @@
  *    dropped snapshots referenced are deleted, except each file's first backup (retention).
  */
 import { backupTimeMs, checkFileChanged, compareMetadata } from './change-detection.js';
-import { createBackup } from './create-backup.js';
-import { errnoCode, InvalidArgumentError } from './errors.js';
-import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
-import { backupFileName, toAbsolutePath } from './paths.js';
+import { createBackup } from '../track/create-backup.js';
+import { errnoCode, InvalidArgumentError } from '../errors.js';
+import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
+import { backupFileName, toAbsolutePath } from '../paths.js';
 import { backupsToDelete } from './retention.js';
-import { latestBackup, nextVersion } from './state-queries.js';
-import { createMetadataReader, type MetadataReader } from './metadata.js';
-import { mapWithWorkers } from './worker-pool.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+import { latestBackup, nextVersion } from '../state/state-queries.js';
+import { createMetadataReader, type MetadataReader } from '../metadata.js';
+import { mapWithWorkers } from '../worker-pool.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /**
  * Make the snapshot of `messageId` (a non-empty string) from every tracked file's current state.

@@ -1,5 +1,5 @@
 /** Reading a whole backup into memory, for the few callers that need its bytes (diff stats, events). */
-import type { FileHistoryContext } from './file-history-context.js';
+import type { FileHistoryContext } from '../file-history-context.js';
 
 /**
  * All bytes of backup `backupFileName` of the context's session. Throws `NotFoundError` when the

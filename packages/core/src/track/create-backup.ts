@@ -7,12 +7,12 @@
  * taken in the store by an object no state refers to (left by a crash between the copy and the
  * log append) is skipped by moving to the next version.
  */
-import { errnoCode, FhError, InvalidArgumentError } from './errors.js';
-import type { FileHistoryContext } from './file-history-context.js';
-import { createMetadataReader } from './metadata.js';
-import { backupFileName } from './paths.js';
-import type { BackupInfo, BackupStore } from './store.js';
-import type { FileHistoryBackup } from './types.js';
+import { errnoCode, FhError, InvalidArgumentError } from '../errors.js';
+import type { FileHistoryContext } from '../file-history-context.js';
+import { createMetadataReader } from '../metadata.js';
+import { backupFileName } from '../paths.js';
+import type { BackupInfo, BackupStore } from '../store.js';
+import type { FileHistoryBackup } from '../types.js';
 
 /** Versions tried past a taken name before giving up with the store's `ConflictError`. */
 const MAX_TAKEN_NAMES_SKIPPED = 16;

@@ -1,5 +1,5 @@
 /** Read-only questions about a {@link FileHistoryState}, shared by the algorithms. */
-import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from './types.js';
+import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from '../types.js';
 
 /** The last snapshot made for `messageId` (seed: `findLast`), or undefined. */
 export function findSnapshot(state: FileHistoryState, messageId: string): FileHistorySnapshot | undefined {

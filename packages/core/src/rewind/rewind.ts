@@ -22,13 +22,13 @@
  * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
  */
 import { dirname } from 'node:path';
-import { BackupMissingError, errnoCode } from './errors.js';
-import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
+import { BackupMissingError, errnoCode } from '../errors.js';
+import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
-import { findSnapshot } from './state-queries.js';
+import { findSnapshot } from '../state/state-queries.js';
 import { removeStaleTemporaryFiles, temporaryPathFor } from './temporary-files.js';
-import type { RewindResult } from './results.js';
-import type { FileHistoryState } from './types.js';
+import type { RewindResult } from '../results.js';
+import type { FileHistoryState } from '../types.js';
 
 /** Options of {@link fileHistoryRewind}. */
 export interface RewindOptions {

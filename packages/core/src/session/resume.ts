@@ -3,11 +3,11 @@
  * copyFileHistoryForResume), so a resumed conversation can still rewind.
  */
 import pLimit from 'p-limit';
-import { ConflictError, FhError, InvalidArgumentError, NotFoundError } from './errors.js';
-import { fhSessionRecord, parseFileHistoryRecord, snapshotRecord, FH_SESSION_RECORD_TYPE, type RecordWarningHandler } from './records.js';
-import { restoreStateFromLog } from './restore-state.js';
-import type { BackupStore, LogRecord } from './store.js';
-import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from './types.js';
+import { ConflictError, FhError, InvalidArgumentError, NotFoundError } from '../errors.js';
+import { fhSessionRecord, parseFileHistoryRecord, snapshotRecord, FH_SESSION_RECORD_TYPE, type RecordWarningHandler } from '../state/records.js';
+import { restoreStateFromLog } from '../state/restore-state.js';
+import type { BackupStore, LogRecord } from '../store.js';
+import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from '../types.js';
 
 /** Options of {@link copyFileHistoryForResume}. */
 export interface CopyFileHistoryForResumeOptions {

@@ -1,7 +1,7 @@
 /**
  * Which backups to delete when snapshots are dropped by the 100-snapshot cap (seed 004 §7.2).
  */
-import type { FileHistorySnapshot } from './types.js';
+import type { FileHistorySnapshot } from '../types.js';
 
 /** Input of {@link backupsToDelete}. */
 export interface RetentionInput {

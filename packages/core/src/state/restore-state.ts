@@ -11,8 +11,8 @@ import {
   type BackupParseCache,
   type RecordWarningHandler,
 } from './records.js';
-import { InvalidArgumentError } from './errors.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+import { InvalidArgumentError } from '../errors.js';
+import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /** Options of {@link restoreStateFromLog}. */
 export interface RestoreStateOptions {

@@ -14,8 +14,8 @@
  * - Keys of `trackedFileBackups` are relative to the session's first working folder (older
  *   versions wrote absolute paths).
  */
-import type { LogRecord } from './store.js';
-import type { FileHistoryBackup, FileHistorySnapshot } from './types.js';
+import type { LogRecord } from '../store.js';
+import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
 
 /**
  * `{"type":"file-history-snapshot", messageId, snapshot, isSnapshotUpdate}`: a turn's snapshot

@@ -3,7 +3,7 @@
  * line, each line ended by `\n`. Every store that keeps its log as a JSONL file or object parses
  * it here, so torn and corrupt lines are treated the same everywhere.
  */
-import type { LogReadResult, LogRecord, SkippedLine } from './store.js';
+import type { LogReadResult, LogRecord, SkippedLine } from '../store.js';
 
 /**
  * Serialise records as JSONL: each record on its own line, every line ended by `\n`.

@@ -11,11 +11,11 @@
  */
 import { diffLines } from 'diff';
 import { readBackupBytes } from './backup-content.js';
-import { FhError } from './errors.js';
-import type { FileHistoryContext } from './file-history-context.js';
+import { FhError } from '../errors.js';
+import type { FileHistoryContext } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
-import type { DiffStats, FileDiffStat } from './results.js';
-import type { FileHistoryState } from './types.js';
+import type { DiffStats, FileDiffStat } from '../results.js';
+import type { FileHistoryState } from '../types.js';
 
 /** Bytes scanned for a NUL byte to call a file binary. */
 const BINARY_SNIFF_BYTES = 8 * 1024;

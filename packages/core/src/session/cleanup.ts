@@ -1,8 +1,8 @@
 /**
  * Remove old sessions from a store (like Claude Code's `cleanupPeriodDays`, default 30).
  */
-import { FhError, InvalidArgumentError } from './errors.js';
-import type { BackupStore, SessionSummary } from './store.js';
+import { FhError, InvalidArgumentError } from '../errors.js';
+import type { BackupStore, SessionSummary } from '../store.js';
 
 /** Options of {@link cleanup}. */
 export interface CleanupOptions {

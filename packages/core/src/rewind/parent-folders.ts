@@ -5,8 +5,8 @@
  * root itself may be a symlink; it is the user's choice of root.
  */
 import { dirname, isAbsolute, relative, sep } from 'node:path';
-import { errnoCode } from './errors.js';
-import type { WorkspaceFs } from './store.js';
+import { errnoCode } from '../errors.js';
+import type { WorkspaceFs } from '../store.js';
 
 /** What lies on the way from the project root to a folder. */
 export type FolderState =

@@ -5,7 +5,7 @@
  * durable write instead of paying one each. An optional `coalesce` step may drop records of a
  * batch that later records of the same batch supersede.
  */
-import type { LogRecord, SessionLog } from './store.js';
+import type { LogRecord, SessionLog } from '../store.js';
 
 interface Pending {
   record: LogRecord;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import type { WorkspaceFs } from './store.js';
+import type { WorkspaceFs } from '../store.js';
 
 /** Names of fh's temp files. */
 const TEMPORARY_NAME = /^\..+\.fh-[0-9a-f]{12}\.tmp$/;

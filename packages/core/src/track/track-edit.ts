@@ -22,12 +22,12 @@
  */
 import { resolve } from 'node:path';
 import { attachBackup } from './attach-backups.js';
-import { FhError, NotFoundError, OutsideRootError } from './errors.js';
+import { FhError, NotFoundError, OutsideRootError } from '../errors.js';
 import { createBackup } from './create-backup.js';
-import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from './file-history-context.js';
-import { toAbsolutePath, toTrackingPath } from './paths.js';
+import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
+import { toAbsolutePath, toTrackingPath } from '../paths.js';
 import { realTrackingPath, resolveLinks } from './resolve-links.js';
-import { isBackupReferenced, nextVersion } from './state-queries.js';
+import { isBackupReferenced, nextVersion } from '../state/state-queries.js';
 
 /**
  * Call before an agent writes `path` (absolute, or relative to the project root). Resolves once the

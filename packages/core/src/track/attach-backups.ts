@@ -6,8 +6,8 @@
  * of tracked files. Each attachment is still re-checked on its own: the first backup of a file
  * wins and later ones for that file are reported as lost.
  */
-import type { FileHistoryContext, FileHistoryStateUpdater } from './file-history-context.js';
-import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from './types.js';
+import type { FileHistoryContext, FileHistoryStateUpdater } from '../file-history-context.js';
+import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from '../types.js';
 
 /** How one attachment ended. */
 export type AttachOutcome =

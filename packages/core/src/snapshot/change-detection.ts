@@ -10,10 +10,10 @@
  * different invalid-UTF-8 files never compare equal, and no file is read whole into memory.
  */
 import { createHash } from 'node:crypto';
-import { errnoCode, FhError } from './errors.js';
-import type { FileHistoryContext } from './file-history-context.js';
-import type { BackupInfo, FsStats, WorkspaceFs } from './store.js';
-import type { FileHistoryBackup } from './types.js';
+import { errnoCode, FhError } from '../errors.js';
+import type { FileHistoryContext } from '../file-history-context.js';
+import type { BackupInfo, FsStats, WorkspaceFs } from '../store.js';
+import type { FileHistoryBackup } from '../types.js';
 
 /** Bytes read from the workspace per step when hashing. */
 const HASH_CHUNK_BYTES = 1024 * 1024;
