@@ -1,5 +1,5 @@
 /** The benchmark's files on disk: a project folder of many small files, a store folder, a floor folder. */
-import { appendFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
@@ -26,6 +26,11 @@ export async function createFolders(): Promise<BenchFolders> {
   const folders = { base, project: join(base, 'project'), store, floor: join(store, 'file-history', 'bench-floor') };
   await Promise.all([mkdir(folders.project), mkdir(folders.floor, { recursive: true }), mkdir(join(store, 'sessions'), { recursive: true })]);
   return folders;
+}
+
+/** Remove a run's folders. */
+export async function removeFolders(folders: BenchFolders): Promise<void> {
+  await rm(folders.base, { recursive: true, force: true });
 }
 
 /** `count` files of about `bytes` bytes in 100 folders under `root`; returns their relative paths. */

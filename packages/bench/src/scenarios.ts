@@ -1,0 +1,5 @@
+/**
+ * The bench's scenarios, one import line per file, run in this order. A file registers its
+ * scenarios with `registerScenario` from `runner.ts` (see there for what a scenario gets).
+ */
+import './core-scenarios.js';
