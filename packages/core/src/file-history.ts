@@ -29,6 +29,8 @@ import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './
 import { findSnapshot } from './state/state-queries.js';
 import type { BackupStore, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
 import { fileHistoryTrackEdit } from './track/track-edit.js';
+import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
+import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
@@ -441,6 +443,35 @@ export class FileHistory implements FileHistoryReader {
     return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, options));
   }
 
+  /**
+   * Begin a command window before a shell command runs (issue 12): keep what is needed to put back
+   * every file the command may change. See `beginCommand` (core/src/command) for the pre-images
+   * and the errors. Works on a history opened with `rebuild: 'latest'`. Throws
+   * `InvalidArgumentError` when tracking is off (there is nothing to attach to).
+   */
+  async beginCommand(options: BeginCommandOptions): Promise<CommandWindow> {
+    this.assertOpen();
+    this.assertEnabled('beginCommand');
+    return this.whileTracking(beginCommand(this.updateState, this.context, options));
+  }
+
+  /**
+   * End command window `windowId` after the command ran: attach every file it changed to the
+   * newest checkpoint as if `trackEdit` had run before the change. See `endCommand`.
+   */
+  async endCommand(windowId: string, options: EndCommandOptions): Promise<CommandCapture> {
+    this.assertOpen();
+    this.assertEnabled('endCommand');
+    return this.whileTracking(endCommand(this.updateState, this.context, windowId, options));
+  }
+
+  /** End the session's open command windows (all, or those begun before a moment). See `endOpenCommands`. */
+  async endOpenCommands(options: EndOpenCommandsOptions): Promise<CommandCapture[]> {
+    this.assertOpen();
+    this.assertEnabled('endOpenCommands');
+    return this.whileTracking(endOpenCommands(this.updateState, this.context, options));
+  }
+
   /** A handle for a subagent: same reads, tracking and snapshots are no-ops (seed 004 §8). */
   forSubagent(): SubagentFileHistory {
     const history = this;
@@ -495,6 +526,21 @@ export class FileHistory implements FileHistoryReader {
     await this.records?.flush();
     await this.closeLog?.().catch(() => undefined);
     await this.lock?.release();
+  }
+
+  private assertEnabled(operation: string): void {
+    if (!this.enabled) throw new InvalidArgumentError(`${operation}: file checkpointing is off for session ${JSON.stringify(this.sessionId)}`);
+  }
+
+  /** Run `task` as a tracking operation: `close` waits for it. */
+  private async whileTracking<T>(task: Promise<T>): Promise<T> {
+    const settled = task.then(() => undefined, () => undefined);
+    this.tracking.add(settled);
+    try {
+      return await task;
+    } finally {
+      this.tracking.delete(settled);
+    }
   }
 
   private assertWhole(operation: string): void {

@@ -24,3 +24,4 @@ export * from './session/worktree-state.js';
 export * from './session/index.js';
 export * from './state/log-ends.js';
 export { realPathOrNearest } from './track/resolve-links.js';
+export * from './command/index.js';
