@@ -440,7 +440,7 @@ export class FileHistory implements FileHistoryReader {
     this.assertOpen();
     this.assertWhole('rewind');
     if (!this.enabled) return { messageId, restored: [], deleted: [], skipped: [], failed: [] };
-    return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, options));
+    return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, { ...options, sessionLocked: options.sessionLocked ?? this.holdsLock }));
   }
 
   /**

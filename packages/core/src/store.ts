@@ -46,7 +46,8 @@ export interface WorkspaceFs {
   lstat(path: string): Promise<FsStats>;
   readFile(path: string): Promise<Uint8Array>;
   writeFile(path: string, data: Uint8Array | string, options?: { mode?: number; flag?: string }): Promise<void>;
-  open(path: string, flags: string, mode?: number): Promise<FsFileHandle>;
+  /** Open a file; `flags` as `fs.open` takes them (a string such as `'r'`, or numeric `O_*` flags). */
+  open(path: string, flags: string | number, mode?: number): Promise<FsFileHandle>;
   copyFile(source: string, destination: string, mode?: number): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
@@ -67,6 +68,14 @@ export interface WorkspaceFs {
   lstatSync?(path: string): FsStats;
   /** Optional synchronous `realpath`; `trackEdit` resolves symlinks with it when present. */
   realpathSync?(path: string): string;
+  /**
+   * Optional open flags (`fs.constants` of `node:fs/promises`). When `O_DIRECTORY` and
+   * `O_NOFOLLOW` are here, `open` takes numeric flags, handles carry their `fd` and
+   * `/proc/self/fd` exists (Linux), rewinds and undos write through folder descriptors that no
+   * symbolic link can redirect (`rewind/project-writer.ts`); otherwise they check each folder with
+   * `lstat` right before each write.
+   */
+  readonly constants?: { readonly O_RDONLY?: number; readonly O_DIRECTORY?: number; readonly O_NOFOLLOW?: number };
 }
 
 /** What a store knows about one backup object. */

@@ -12,8 +12,12 @@
  *    already), and renames it over the target: no half-written file is ever visible, and a hard
  *    link or symlink at the path is replaced, never written through. Missing parent folders are
  *    created. A `null` entry unlinks the file (or the symlink itself). Paths reached through a
- *    symlinked folder are skipped and reported; nothing is written outside the project root.
- *    Temp files a killed rewind or undo left in the folders written to are removed first.
+ *    symlinked folder are skipped and reported; nothing is written outside the project root:
+ *    every write goes through a folder opened without following links (`project-writer.ts`), so
+ *    a folder swapped for a link while the rewind runs makes its files fail, never written
+ *    elsewhere. Each restored file is fsynced before its rename, each folder changed after.
+ *    Modes are masked (`restored-mode.ts`). Temp files a killed rewind or undo left in the folders
+ *    written to are removed first (all of them under the session lock, see `sessionLocked`).
  *
  * Across a file ↔ folder change nothing but the rewind's own files is removed: a folder standing
  * where the snapshot has a file is removed with rmdir (never recursively) once the deletions have
@@ -21,12 +25,13 @@
  * where the snapshot needs a folder is removed only when it is itself tracked and deleted by the
  * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
  */
-import { dirname } from 'node:path';
 import { BackupMissingError, errnoCode } from '../errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import { findSnapshot } from '../state/state-queries.js';
-import { removeStaleTemporaryFiles, temporaryPathFor } from './temporary-files.js';
+import { STALE_TEMPORARY_MS } from './temporary-files.js';
+import { openProjectWriter, splitTrackingPath, type ProjectWriter } from './project-writer.js';
+import { restoredMode } from './restored-mode.js';
 import type { RewindResult } from '../results.js';
 import type { FileHistoryState } from '../types.js';
 
@@ -41,6 +46,12 @@ export interface RewindOptions {
    * `RewindSession` saves its undo point here.
    */
   beforeWrite?: (paths: readonly string[]) => Promise<void>;
+  /**
+   * The caller holds the session's lock, so every fh temp file (`.name.fh-<hex>.tmp`) in a folder
+   * the rewind writes is a leftover of a killed process and is removed first. Default false: only
+   * temps older than 60 s are removed. `FileHistory.rewind` sets it while it holds the lock.
+   */
+  sessionLocked?: boolean;
 }
 
 /**
@@ -74,16 +85,21 @@ export async function fileHistoryRewind(
 
   const deletions = writes.filter((plan) => plan.kind === 'delete');
   const restores = writes.filter((plan) => plan.kind === 'restore');
-  await removeStaleTemporaryFiles(context.fs, restores.map((plan) => dirname(plan.absolutePath)), Date.now());
-  for (const phase of [deletions, restores]) {
-    const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, plan))));
-    phase.forEach((plan, index) => {
-      const outcome = outcomes[index];
-      if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
-      else if (outcome === 'restored') result.restored.push(plan.path);
-      else if (outcome === 'deleted') result.deleted.push(plan.path);
-      else if (typeof outcome === 'object') result.skipped.push({ path: plan.path, reason: outcome.skipped });
-    });
+  const writer = await openProjectWriter(context.fs, context.projectRoot);
+  try {
+    await removeLeftoverTemporaryFiles(writer, restores.map((plan) => splitTrackingPath(plan.path).folder), options.sessionLocked === true);
+    for (const phase of [deletions, restores]) {
+      const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, writer, plan))));
+      phase.forEach((plan, index) => {
+        const outcome = outcomes[index];
+        if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
+        else if (outcome === 'restored') result.restored.push(plan.path);
+        else if (outcome === 'deleted') result.deleted.push(plan.path);
+        else if (typeof outcome === 'object') result.skipped.push({ path: plan.path, reason: outcome.skipped });
+      });
+    }
+  } finally {
+    await writer.close();
   }
   result.skipped.sort((a, b) => compare(a.path, b.path));
   result.failed.sort((a, b) => compare(a.path, b.path));
@@ -110,41 +126,51 @@ function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>): voi
   throw new BackupMissingError(`rewind refused, nothing was changed: ${count} missing or damaged: ${list}`, missing);
 }
 
+/**
+ * Remove fh's project temp files from `folders` (tracking paths) before writing there: every one
+ * when the caller holds the session's lock (then any temp is a leftover of a killed process of
+ * this session: only one process writes the project at a time), otherwise only those older than
+ * {@link STALE_TEMPORARY_MS}. A folder that cannot be opened is left alone.
+ */
+export async function removeLeftoverTemporaryFiles(writer: ProjectWriter, folders: Iterable<string>, sessionLocked: boolean): Promise<void> {
+  const olderThan = sessionLocked ? undefined : Date.now() - STALE_TEMPORARY_MS;
+  await Promise.all(
+    [...new Set(folders)].map(async (relativeFolder) => {
+      const folder = await writer.folder(relativeFolder).catch(() => undefined);
+      await folder?.removeTemporaryFiles(olderThan);
+    }),
+  );
+}
+
 async function applyPlan(
   context: FileHistoryContext,
+  writer: ProjectWriter,
   plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
 ): Promise<'restored' | 'deleted' | 'none' | { skipped: string } | Error> {
   try {
+    const { folder: relativeFolder, name } = splitTrackingPath(plan.path);
     if (plan.kind === 'delete') {
+      const folder = await writer.folder(relativeFolder);
       try {
-        await context.fs.unlink(plan.absolutePath);
+        await folder.unlink(name);
         return 'deleted';
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') return 'none';
         throw error;
       }
     }
+    const folder = await writer.folder(relativeFolder, { create: plan.createParents });
     if (plan.current === 'folder') {
       try {
-        await context.fs.rmdir(plan.absolutePath);
+        await folder.rmdir(name);
       } catch (error) {
         const code = errnoCode(error);
         if (code === 'ENOTEMPTY' || code === 'EEXIST') return { skipped: 'a folder is at this path and is not empty' };
         if (code !== 'ENOENT') throw error;
       }
     }
-    const folder = dirname(plan.absolutePath);
-    if (plan.createParents) await context.fs.mkdir(folder, { recursive: true });
-    const temporary = temporaryPathFor(plan.absolutePath);
-    try {
-      await context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, temporary);
-      const mode = (plan.backup.mode ?? plan.info.mode) & 0o7777;
-      if (context.fs.statSync === undefined || (context.fs.statSync(temporary).mode & 0o7777) !== mode) await context.fs.chmod(temporary, mode);
-      await context.fs.rename(temporary, plan.absolutePath);
-    } catch (error) {
-      await context.fs.rm(temporary, { force: true }).catch(() => undefined);
-      throw error;
-    }
+    const mode = restoredMode(plan.backup.mode ?? plan.info.mode, plan.info.mode);
+    await folder.replaceFile(name, (destination) => context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, destination), mode);
     return 'restored';
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));

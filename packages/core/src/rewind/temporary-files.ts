@@ -16,9 +16,19 @@ const TEMPORARY_NAME = /^\..+\.fh-[0-9a-f]{12}\.tmp$/;
  */
 export const STALE_TEMPORARY_MS = 60_000;
 
+/** A fresh temp name for a file named `name` (a single component), in the same folder. */
+export function temporaryNameFor(name: string): string {
+  return `.${name.slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/** Whether `name` is one of fh's project temp names (see {@link temporaryNameFor}). */
+export function isTemporaryName(name: string): boolean {
+  return TEMPORARY_NAME.test(name);
+}
+
 /** A fresh temp path next to `absolutePath`, in the same folder (so the rename stays on one file system). */
 export function temporaryPathFor(absolutePath: string): string {
-  return join(dirname(absolutePath), `.${basename(absolutePath).slice(0, 100)}.fh-${randomBytes(6).toString('hex')}.tmp`);
+  return join(dirname(absolutePath), temporaryNameFor(basename(absolutePath)));
 }
 
 /**

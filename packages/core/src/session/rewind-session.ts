@@ -322,6 +322,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private undoOptions() {
     return {
       deleteOrphans: this.undo !== undefined && this.undo.store === this.history.store && this.undo.sessionId === this.history.sessionId && this.history.holdsLock === true,
+      sessionLocked: this.history.holdsLock === true,
       ...(this.undoLimit === undefined ? {} : { limit: this.undoLimit }),
       ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
       ...(this.now === undefined ? {} : { now: this.now }),

@@ -4,7 +4,8 @@
  *   {"type":"fh-undo-point","undoId":…,"sessionId":…,"createdAt":…,"operation":"rewind"|"undo",
  *    "messageId":…|null,"entries":[{"path":…,"kind":"file"|"missing"|"symlink"|"folder",
  *    "backupFileName":…|null,"mode":…|null,"size"?:…,"symlinkTarget"?:…}]}
- *   {"type":"fh-undo-point-removed","undoId":…,"reason":"undone"|"evicted","timestamp":…}
+ *   {"type":"fh-undo-point-removed","undoId":…,"reason":"undone"|"evicted"|"cancelled","timestamp":…}
+ *   (`cancelled`: the point's own append failed, so its backups may be deleted)
  *
  * Claude Code ignores these record types. A point is live from its `fh-undo-point` record until
  * an `fh-undo-point-removed` record names it.
@@ -52,7 +53,7 @@ export interface UndoPoint {
 }
 
 /** Why an undo point stopped being live. */
-export type UndoPointRemovedReason = 'undone' | 'evicted';
+export type UndoPointRemovedReason = 'undone' | 'evicted' | 'cancelled';
 
 /** The log record of an undo point (dates as ISO strings). */
 export function undoPointRecord(point: UndoPoint): LogRecord {

@@ -12,10 +12,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import { BackupMissingError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
-import { createFolderChecker } from '../rewind/parent-folders.js';
+import { BackupMissingError, CorruptError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
+import { openProjectWriter, splitTrackingPath, symlinkTargetInside, type ProjectFolder, type ProjectWriter } from '../rewind/project-writer.js';
+import { removeLeftoverTemporaryFiles } from '../rewind/rewind.js';
+import { restoredMode } from '../rewind/restored-mode.js';
 import { toAbsolutePath } from '../paths.js';
-import { removeStaleTemporaryFiles, temporaryPathFor } from '../rewind/temporary-files.js';
 import type { RecordWarningHandler } from '../state/records.js';
 import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
 import {
@@ -66,6 +67,11 @@ export interface UndoOptions {
    * session's lock, so no other process is saving a point there. Default false.
    */
   deleteOrphans?: boolean;
+  /**
+   * The caller holds the session's lock: every fh temp file in a folder the undo writes is a
+   * leftover of a killed process and is removed first (default false: only those older than 60 s).
+   */
+  sessionLocked?: boolean;
 }
 
 /** What {@link captureUndoPoint} saves. */
@@ -144,6 +150,7 @@ export async function captureUndoPoint(
   const undoId = (options.generateId ?? randomUUID)();
   const limit = pLimit(options.concurrency ?? 16);
   const made: string[] = [];
+  let appending = false;
   const paths = [...new Set(input.paths)].sort();
   try {
     const settled = await Promise.allSettled(
@@ -177,6 +184,7 @@ export async function captureUndoPoint(
       messageId: input.messageId,
       entries,
     };
+    appending = true;
     await logOf(undo).append([undoPointRecord(point)]);
     const points = await listUndoPoints(undo, options);
     if (!points.some((candidate) => candidate.undoId === undoId)) {
@@ -188,7 +196,11 @@ export async function captureUndoPoint(
     if (options.deleteOrphans === true) await deleteOrphanUndoBackups(undo, points.filter((candidate) => !evicted.includes(candidate.undoId)));
     return point;
   } catch (error) {
-    await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
+    // Once the point's record may be in the log (an append that failed in its fsync may still have
+    // written it), its backups stay unless a cancel record lands first: a record must never name
+    // deleted backups. Unreferenced leftovers are removed by a later save (`deleteOrphans`).
+    const cancelled = !appending || (await logOf(undo).append([undoPointRemovedRecord(undoId, 'cancelled', (options.now ?? (() => new Date()))())]).then(() => true, () => false));
+    if (cancelled) await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
     throw error;
   }
 }
@@ -246,14 +258,43 @@ async function deleteOrphanUndoBackups(undo: UndoStore, livePoints: readonly Und
   await Promise.all(orphans.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
 }
 
-async function deletePointBackups(undo: UndoStore, point: UndoPoint): Promise<void> {
+/**
+ * Check an undo point's record before acting on it (issue 10): it must belong to the undo
+ * session, each `file` entry must name an undo backup (`…@undo-…`, never a checkpoint backup,
+ * which an undo would then delete), and each `symlink` entry must lead inside the project.
+ * Throws `CorruptError` naming every bad entry; nothing is changed.
+ */
+export function checkUndoPoint(workspace: UndoWorkspace, undo: UndoStore, point: UndoPoint): void {
+  const problems: string[] = [];
+  if (point.sessionId !== undo.sessionId) problems.push(`it names session ${point.sessionId}, not ${undo.sessionId}`);
   for (const entry of point.entries) {
-    if (entry.backupFileName !== null) await undo.store.deleteBackup(point.sessionId, entry.backupFileName);
+    if (entry.kind === 'file' && (entry.backupFileName === null || !isUndoBackupName(entry.backupFileName))) {
+      problems.push(`${entry.path} names ${String(entry.backupFileName)}, which is not an undo backup`);
+    }
+    if (entry.kind === 'symlink' && !symlinkTargetInside(workspace.projectRoot, entry.path, entry.symlinkTarget ?? '')) {
+      problems.push(`${entry.path} would be a link to ${JSON.stringify(entry.symlinkTarget)}, outside the project`);
+    }
+  }
+  if (problems.length === 0) return;
+  throw new CorruptError(`undo refused, nothing was changed: the record of undo point ${point.undoId} cannot be trusted: ${problems.join('; ')}`);
+}
+
+/** Whether a backup name is an undo backup's (`{16 hex}@undo-{12 hex}`). */
+export function isUndoBackupName(name: string): boolean {
+  return /^[0-9a-f]{16}@undo-[0-9a-f]{12}$/.test(name);
+}
+
+/** Delete a point's backups: only undo backups of the undo session (a crafted record names others). */
+async function deletePointBackups(undo: UndoStore, point: UndoPoint): Promise<void> {
+  if (point.sessionId !== undo.sessionId) return;
+  for (const entry of point.entries) {
+    if (entry.backupFileName !== null && isUndoBackupName(entry.backupFileName)) await undo.store.deleteBackup(point.sessionId, entry.backupFileName);
   }
 }
 
 /** Check every backup of `point` exists with its recorded size; throw BackupMissingError otherwise. */
-async function validatePoint(undo: UndoStore, point: UndoPoint): Promise<void> {
+async function validatePoint(workspace: UndoWorkspace, undo: UndoStore, point: UndoPoint): Promise<void> {
+  checkUndoPoint(workspace, undo, point);
   const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
   for (const entry of point.entries) {
     if (entry.backupFileName === null) continue;
@@ -271,37 +312,52 @@ async function validatePoint(undo: UndoStore, point: UndoPoint): Promise<void> {
 
 type EntryOutcome = 'restored' | 'deleted' | 'none' | { skipped: string };
 
+/**
+ * The folder an entry's file lives in, opened for writing (see `project-writer.ts`), or why the
+ * entry is skipped: a link or a non-folder on the way (an entry path climbing out of the project
+ * is refused the same way). `undefined` folder: it does not exist yet.
+ */
+async function entryFolder(writer: ProjectWriter, entry: UndoEntry): Promise<{ folder: ProjectFolder | undefined } | { skipped: string }> {
+  const { folder } = splitTrackingPath(entry.path);
+  try {
+    return { folder: await writer.folder(folder) };
+  } catch (error) {
+    if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { folder: undefined };
+    if (FhError.hasCode(error, 'FH_OUTSIDE_ROOT') || FhError.hasCode(error, 'FH_CONFLICT')) return { skipped: error.message };
+    throw error;
+  }
+}
+
 async function applyEntry(
   workspace: UndoWorkspace,
   undo: UndoStore,
   point: UndoPoint,
   entry: UndoEntry,
-  folderState: ReturnType<typeof createFolderChecker>,
+  writer: ProjectWriter,
 ): Promise<EntryOutcome> {
-  const fs = workspace.fs as LinkFs;
-  const absolutePath = toAbsolutePath(workspace.projectRoot, entry.path);
-  const folder = await folderState(dirname(absolutePath));
-  if (folder.kind === 'symlink') return { skipped: `reached through the symbolic link ${folder.at}` };
-  if (folder.kind === 'not-a-folder') return { skipped: `${folder.at} is not a folder` };
-  if (folder.kind === 'outside') return { skipped: `${folder.at} is outside the project root` };
-  const current = folder.kind === 'missing' ? undefined : await lstatOrUndefined(fs, absolutePath);
+  const { name } = splitTrackingPath(entry.path);
+  const opened = await entryFolder(writer, entry);
+  if ('skipped' in opened) return opened;
+  const current = opened.folder === undefined ? undefined : await opened.folder.lstat(name);
 
   if (entry.kind === 'folder') {
     if (current?.isDirectory()) return 'none';
+    const folder = opened.folder ?? (await writer.folder(splitTrackingPath(entry.path).folder, { create: true }));
     // A file or link here was saved in the redo point just made, so removing it loses nothing.
-    if (current !== undefined) await fs.unlink(absolutePath);
-    await fs.mkdir(absolutePath, { recursive: true });
+    if (current !== undefined) await folder.unlink(name);
+    await folder.mkdir(name);
     return 'restored';
   }
   if (entry.kind === 'missing') {
-    if (current === undefined) return 'none';
+    if (current === undefined || opened.folder === undefined) return 'none';
     if (current.isDirectory()) return { skipped: 'a folder is at this path' };
-    await fs.unlink(absolutePath);
+    await opened.folder.unlink(name);
     return 'deleted';
   }
+  const folder = opened.folder ?? (await writer.folder(splitTrackingPath(entry.path).folder, { create: true }));
   if (current?.isDirectory()) {
     try {
-      await fs.rmdir(absolutePath);
+      await folder.rmdir(name);
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'ENOTEMPTY' || code === 'EEXIST') {
@@ -310,20 +366,15 @@ async function applyEntry(
       if (code !== 'ENOENT') throw error;
     }
   }
-  if (folder.kind === 'missing') await fs.mkdir(dirname(absolutePath), { recursive: true });
-  const temporary = temporaryPathFor(absolutePath);
-  try {
-    if (entry.kind === 'symlink') {
-      if (typeof fs.symlink !== 'function') throw new UnsupportedError(`restoring the symbolic link ${entry.path} needs a workspace fs with symlink`);
-      await fs.symlink(entry.symlinkTarget as string, temporary);
-    } else {
-      await undo.store.restoreBackup(point.sessionId, entry.backupFileName as string, temporary);
-      await fs.chmod(temporary, (entry.mode as number) & 0o7777);
-    }
-    await fs.rename(temporary, absolutePath);
-  } catch (error) {
-    await fs.rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
+  if (entry.kind === 'symlink') {
+    await folder.replaceWithSymlink(name, entry.symlinkTarget as string);
+  } else {
+    const stored = await undo.store.statBackup(point.sessionId, entry.backupFileName as string);
+    await folder.replaceFile(
+      name,
+      (destination) => undo.store.restoreBackup(point.sessionId, entry.backupFileName as string, destination),
+      restoredMode(entry.mode as number, stored?.mode),
+    );
   }
   return 'restored';
 }
@@ -355,30 +406,31 @@ export async function undoRewind(
         : `session ${undo.sessionId} has no live undo point ${options.undoId}`,
     );
   }
-  await validatePoint(undo, point);
+  await validatePoint(workspace, undo, point);
   const redo = point.entries.length === 0
     ? null
     : await captureUndoPoint(workspace, undo, { paths: point.entries.map((entry) => entry.path), operation: 'undo', messageId: null, protect: [point.undoId] }, options);
 
   const result: UndoResult = { undoId: point.undoId, redoUndoId: redo?.undoId ?? null, restored: [], deleted: [], skipped: [], failed: [] };
   const limit = pLimit(options.concurrency ?? 16);
-  const apply = (entry: UndoEntry, folderState: ReturnType<typeof createFolderChecker>) =>
-    applyEntry(workspace, undo, point, entry, folderState).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  const apply = (entry: UndoEntry, writer: ProjectWriter) =>
+    applyEntry(workspace, undo, point, entry, writer).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   const outcomes = new Map<UndoEntry, EntryOutcome | Error>();
-  // Removals first, then folders one by one (parents first, as the entries are sorted), then files:
-  // each phase checks folders afresh, since the one before may have changed them.
+  // Removals first, then folders one by one (parents first, as the entries are sorted), then files,
+  // all through folders opened without following links (`project-writer.ts`).
   const removals = point.entries.filter((entry) => entry.kind === 'missing');
-  const removalFolders = createFolderChecker(workspace.fs, workspace.projectRoot);
-  const removed = await Promise.all(removals.map((entry) => limit(() => apply(entry, removalFolders))));
-  removals.forEach((entry, index) => outcomes.set(entry, removed[index] as EntryOutcome | Error));
-  for (const entry of point.entries.filter((candidate) => candidate.kind === 'folder')) {
-    outcomes.set(entry, await apply(entry, createFolderChecker(workspace.fs, workspace.projectRoot)));
-  }
   const files = point.entries.filter((entry) => entry.kind === 'file' || entry.kind === 'symlink');
-  await removeStaleTemporaryFiles(workspace.fs, files.map((entry) => dirname(toAbsolutePath(workspace.projectRoot, entry.path))), Date.now());
-  const fileFolders = createFolderChecker(workspace.fs, workspace.projectRoot);
-  const written = await Promise.all(files.map((entry) => limit(() => apply(entry, fileFolders))));
-  files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));
+  const writer = await openProjectWriter(workspace.fs, workspace.projectRoot);
+  try {
+    const removed = await Promise.all(removals.map((entry) => limit(() => apply(entry, writer))));
+    removals.forEach((entry, index) => outcomes.set(entry, removed[index] as EntryOutcome | Error));
+    for (const entry of point.entries.filter((candidate) => candidate.kind === 'folder')) outcomes.set(entry, await apply(entry, writer));
+    await removeLeftoverTemporaryFiles(writer, files.map((entry) => splitTrackingPath(entry.path).folder), options.sessionLocked === true);
+    const written = await Promise.all(files.map((entry) => limit(() => apply(entry, writer))));
+    files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));
+  } finally {
+    await writer.close();
+  }
   let keepsSavedContent = false;
   for (const entry of point.entries) {
     const outcome = outcomes.get(entry);

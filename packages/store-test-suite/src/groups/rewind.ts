@@ -273,7 +273,7 @@ export function rewindTests(workspace: () => Workspace): void {
       expect((await session.undoPoints()).map((point) => point.undoId)).not.toContain(undoId);
     });
 
-    it('removes the temp files a killed rewind left in the folders it writes to, and nothing else', async () => {
+    it('removes every temp file a killed process left in the folders it writes to while it holds the session lock, and nothing else', async () => {
       const w = workspace();
       await w.write('src/a.txt', 'before\n');
       const history = await w.open();
@@ -283,16 +283,33 @@ export function rewindTests(workspace: () => Workspace): void {
       const longAgo = new Date(Date.now() - 5 * 60_000);
       await w.write('src/.a.txt.fh-0123456789ab.tmp', 'left by a killed rewind\n');
       await w.fs.utimes(w.path('src/.a.txt.fh-0123456789ab.tmp'), longAgo, longAgo);
-      await w.write('src/.b.txt.fh-abcdefabcdef.tmp', 'being written right now\n');
+      await w.write('src/.b.txt.fh-abcdefabcdef.tmp', 'left a second ago\n');
       await w.write('src/.notes.fh-draft.tmp', 'a user file\n');
       await w.fs.utimes(w.path('src/.notes.fh-draft.tmp'), longAgo, longAgo);
 
+      expect(history.holdsLock).toBe(history.store.capabilities.locking);
       expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: ['src/a.txt'], deleted: [], skipped: [], failed: [] });
       expect(await w.tree()).toEqual({
-        'src/.b.txt.fh-abcdefabcdef.tmp': 'being written right now\n',
+        ...(history.holdsLock ? {} : { 'src/.b.txt.fh-abcdefabcdef.tmp': 'left a second ago\n' }),
         'src/.notes.fh-draft.tmp': 'a user file\n',
         'src/a.txt': 'before\n',
       });
+    });
+
+    it('without the session lock, removes only temp files older than 60 s (another process may be writing the young ones)', async () => {
+      const w = workspace();
+      await w.write('src/a.txt', 'before\n');
+      const history = await w.open({ lock: false });
+      await history.makeSnapshot('m1');
+      await history.trackEdit('src/a.txt');
+      await w.write('src/a.txt', 'after\n');
+      const longAgo = new Date(Date.now() - 5 * 60_000);
+      await w.write('src/.a.txt.fh-0123456789ab.tmp', 'left by a killed rewind\n');
+      await w.fs.utimes(w.path('src/.a.txt.fh-0123456789ab.tmp'), longAgo, longAgo);
+      await w.write('src/.b.txt.fh-abcdefabcdef.tmp', 'being written right now\n');
+
+      expect(await history.rewind('m1')).toEqual({ messageId: 'm1', restored: ['src/a.txt'], deleted: [], skipped: [], failed: [] });
+      expect(await w.tree()).toEqual({ 'src/.b.txt.fh-abcdefabcdef.tmp': 'being written right now\n', 'src/a.txt': 'before\n' });
     });
 
     it('deletes undo backups no undo point refers to (left by a killed save) when it saves the next point', async () => {
