@@ -13,6 +13,11 @@
  *   log, then the turn's snapshot is taken under that id.
  * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
  *
+ * stdin is read once, linearly, up to the end of the event's JSON object (`hook-input.ts`). An
+ * event over `MAX_PARSED_EVENT_BYTES` (8 MiB: a Write of a big file carries the whole content) is
+ * not held or parsed whole; its scalar fields (`session_id`, `cwd`, `hook_event_name`, `tool_name`,
+ * `tool_use_id`, `tool_input.file_path`, ...) are still honoured, so the file is backed up.
+ *
  * The session is the event's `session_id`; the project is `--project`, else the project the session
  * recorded (its `fh-session` record), else `$CLAUDE_PROJECT_DIR`, else the event's `cwd`. A project
  * folder that does not exist is an error (nothing is recorded). It prints nothing on stdout (an agent may add hook output to the model's
@@ -28,6 +33,7 @@ import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import type { LogRecord } from '@fh/core';
 import { TRACKED_TOOLS } from '../hook-tools.js';
+import { MAX_PARSED_EVENT_BYTES, readHookEvent } from '../hook-input.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 
 /** The fields of a hook event fh reads; others are ignored. */
@@ -60,7 +66,8 @@ const LOCK_WAIT_MS = 15_000;
 const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
 
 /**
- * Read one hook event from stdin and act on it; always resolves (errors go to stderr). The agent
+ * Read one hook event from stdin (once, linearly: see `hook-input.ts`; an event over 8 MiB keeps
+ * only its scalar fields, `tool_input.file_path` among them) and act on it; always resolves (errors go to stderr). The agent
  * is never held longer than the hook's budget (`FH_HOOK_TIMEOUT_MS`, default 30 s; a store that
  * does not answer, say): past it the hook says so on stderr and the process exits 0.
  */
@@ -73,9 +80,12 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<void>
   deadline.unref();
   try {
     if (process.stdin.isTTY === true) throw new Error('expects one hook event as JSON on stdin (see fh hook install)');
-    const { text, event } = await readEvent(process.stdin);
-    if (event === undefined) throw new Error(`stdin is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    const input = await readHookEvent(process.stdin);
+    const { event } = input;
     if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new Error('the hook event is not a JSON object');
+    if (input.reduced && (event as HookEvent).hook_event_name === 'UserPromptSubmit' && input.dropped.includes('prompt')) {
+      process.stderr.write(`fh hook: warning: the prompt is ${input.bytes} bytes, over the ${MAX_PARSED_EVENT_BYTES} bytes fh reads whole; its turn is recorded without the prompt's text\n`);
+    }
     await handleHookEvent(event as HookEvent, options);
   } catch (error) {
     process.stderr.write(`fh hook: ${describeError(error).message}\n`);
@@ -221,30 +231,6 @@ async function isFolder(path: string): Promise<boolean> {
     return (await stat(path)).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/**
- * Read stdin until it holds one whole JSON object (no longer text can start with a whole object)
- * or ends: an agent that leaves stdin open after writing the event is not waited on. `event` is undefined when the text never parsed.
- */
-async function readEvent(stream: NodeJS.ReadableStream): Promise<{ text: string; event: unknown }> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) {
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const event = parseJson(text);
-    if (typeof event === 'object' && event !== null) return { text, event };
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return { text, event: parseJson(text) };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 
