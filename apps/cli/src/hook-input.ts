@@ -74,8 +74,8 @@ export class EventScanner {
   /** True once the text is known not to be one JSON object: it is only collected, for the message. */
   private raw = false;
   private inString = false;
-  /** Inside a string: the byte after a backslash is still to be skipped (it was in the next chunk). */
-  private escapePending = false;
+  /** Inside a string: the backslashes that ended the previous chunk (their count's parity decides an escape). */
+  private backslashRun = 0;
   /** Bytes of the token being kept (a string or a bare scalar), or undefined when not keeping one. */
   private token: Buffer[] | undefined;
   private tokenBytes = 0;
@@ -183,39 +183,35 @@ export class EventScanner {
     return length;
   }
 
-  /** Inside a string from `index`: skip to its closing quote (or the chunk's end); returns where scanning goes on. */
+  /**
+   * Inside a string from `start`: skip to its closing quote (or the chunk's end); returns where
+   * scanning goes on. Only quotes are searched for (`indexOf`); a quote is escaped when an odd run
+   * of backslashes comes before it, counted back into the previous chunk where the run reaches
+   * this one's start.
+   */
   private scanString(chunk: Buffer, start: number): number {
-    let index = start;
-    if (this.escapePending) {
-      this.escapePending = false;
-      this.keepBytes(chunk, index, index + 1);
-      index += 1;
-    }
-    let quote = -2;
-    let backslash = -2;
-    while (index < chunk.length) {
-      if (quote !== -1 && quote < index) quote = chunk.indexOf(QUOTE, index);
-      if (backslash !== -1 && backslash < index) backslash = chunk.indexOf(BACKSLASH, index);
-      if (backslash !== -1 && (quote === -1 || backslash < quote)) {
-        if (backslash + 1 >= chunk.length) {
-          this.keepBytes(chunk, index, chunk.length);
-          this.escapePending = true;
-          return chunk.length;
-        }
-        this.keepBytes(chunk, index, backslash + 2);
-        index = backslash + 2;
-        continue;
-      }
+    let from = start;
+    for (;;) {
+      const quote = chunk.indexOf(QUOTE, from);
+      const end = quote === -1 ? chunk.length : quote;
+      let run = 0;
+      while (end - run - 1 >= start && chunk[end - run - 1] === BACKSLASH) run += 1;
+      const odd = (end - run === start ? run + this.backslashRun : run) % 2 === 1;
       if (quote === -1) {
-        this.keepBytes(chunk, index, chunk.length);
+        this.keepBytes(chunk, start, chunk.length);
+        this.backslashRun = end - run === start ? this.backslashRun + run : run;
         return chunk.length;
       }
-      this.keepBytes(chunk, index, quote + 1);
+      if (odd) {
+        from = quote + 1;
+        continue;
+      }
+      this.keepBytes(chunk, start, quote + 1);
+      this.backslashRun = 0;
       this.inString = false;
       this.endToken();
       return quote + 1;
     }
-    return index;
   }
 
   private open(array: boolean): void {
