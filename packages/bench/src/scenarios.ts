@@ -3,3 +3,4 @@
  * scenarios with `registerScenario` from `runner.ts` (see there for what a scenario gets).
  */
 import './core-scenarios.js';
+import './hook-scenarios.js';

@@ -1,0 +1,67 @@
+/**
+ * Floors and helpers shared by the bench's scenarios: a timed child process (the `fh` CLI as an
+ * agent runs it, and `node -e 0` beside it), synchronous stats over many files, and the work of
+ * `trackEdit` done by hand (stat + copy + an fsync'd record).
+ */
+import { spawn } from 'node:child_process';
+import { constants, statSync } from 'node:fs';
+import { copyFile, open, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/** The built `fh` CLI (run `npm run build` first; `npm run bench` does). */
+export const cliPath = fileURLToPath(new URL('../../../apps/cli/dist/cli.js', import.meta.url));
+
+/** What a timed child process did. */
+export interface ChildRun {
+  /** Wall time from spawn to exit, in ms. */
+  ms: number;
+  exitCode: number | null;
+  stderr: string;
+}
+
+/**
+ * Spawn `command` with `args`, write `input` to its stdin and wait for it to exit; the time is
+ * spawn to exit. Asynchronous, so a server in this process (s3rver) goes on answering the child.
+ */
+export function timedChild(command: string, args: readonly string[], input: string | Buffer, environment: NodeJS.ProcessEnv = process.env, cwd?: string): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command, args, { stdio: ['pipe', 'ignore', 'pipe'], env: environment, ...(cwd === undefined ? {} : { cwd }) });
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdin.on('error', () => {});
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, exitCode, stderr: Buffer.concat(stderr).toString('utf8') });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** `node -e 0` with the same stdin: the start-up floor every hook event pays. */
+export async function nodeStart(input: string | Buffer): Promise<number> {
+  return (await timedChild(process.execPath, ['-e', '0'], input)).ms;
+}
+
+/** `statSync` of every path (absolute): the floor of a scan over tracked files, as fh stats them. */
+export function syncStats(paths: readonly string[]): void {
+  for (const path of paths) statSync(path);
+}
+
+/** Durable append of `bytes` to a file (what a session log append costs: write + fsync). */
+export async function durableAppend(path: string, bytes: string): Promise<void> {
+  const handle = await open(path, 'a');
+  try {
+    await handle.write(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The work of `trackEdit` on a new file, by hand: stat, copy it to `backup`, append `record` durably to `log`. */
+export async function trackEditFloor(source: string, backup: string, log: string, record: string): Promise<void> {
+  await stat(source);
+  await copyFile(source, backup, constants.COPYFILE_FICLONE);
+  await durableAppend(log, record);
+}
