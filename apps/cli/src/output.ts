@@ -7,6 +7,7 @@
  */
 import type { Writable } from 'node:stream';
 import picocolors from 'picocolors';
+import { formatBytes } from './format.js';
 
 /** picocolors' colour functions (plain `String` when colours are off). */
 export type Colors = ReturnType<typeof picocolors.createColors>;
@@ -23,14 +24,25 @@ export interface OutputOptions {
 export interface Progress {
   /** Advance by `count` (default 1). */
   tick(count?: number): void;
-  /** Set how much is done, and the total when given (a core call's `onProgress(done, total)`). */
-  update(done: number, total?: number): void;
+  /**
+   * Set how much is done, and the total when given (a core call's `onProgress(done, total)`);
+   * `bytes`, when given, is shown after the count (bars made with `showBytes`).
+   */
+  update(done: number, total?: number, bytes?: number): void;
   /** Remove the bar (if one is shown). */
   stop(): void;
 }
 
 /** Delay before a progress bar appears: work shorter than this shows none. */
 const PROGRESS_DELAY_MS = 1000;
+
+/** Options of {@link Output.progress}. */
+export interface ProgressOptions {
+  /** The unit counted, shown after the count (`12/40 files`). Default: none. */
+  unit?: string;
+  /** Show the bytes passed to `update` after the count (`· 1.2 GiB`). */
+  showBytes?: boolean;
+}
 
 /** Decide whether to colour a stream (see the module comment). */
 export function colorsEnabled(stream: { isTTY?: boolean }, environment: NodeJS.ProcessEnv): boolean {
@@ -101,18 +113,21 @@ export class Output {
 
   /**
    * A progress bar on stderr that appears only if the work is still running after about a second,
-   * and only when stderr is a terminal. `total` may be left 0 and set later with `update` (a core
-   * call reports it with its first progress call); no bar is shown while it is 0. cli-progress is
-   * imported only when a bar is shown.
+   * only when stderr is a terminal, and never with `--json`. `total` may be left 0 and set later
+   * with `update` (a core call reports it with its first progress call); no bar is shown while it
+   * is 0. cli-progress is imported only when a bar is shown.
    */
-  progress(label: string, total = 0): Progress {
-    if (this.stderr.isTTY !== true) return { tick() {}, update() {}, stop() {} };
+  progress(label: string, total = 0, options: ProgressOptions = {}): Progress {
+    if (this.stderr.isTTY !== true || this.json) return { tick() {}, update() {}, stop() {} };
     let value = 0;
+    let bytes = 0;
+    const unit = options.unit === undefined ? '' : ` ${options.unit}`;
+    const bytesText = (): string => (options.showBytes === true ? ` · ${formatBytes(bytes)}` : '');
     let max = total;
     let due = false;
     let stopped = false;
     let loading = false;
-    let bar: { update(value: number): void; setTotal(total: number): void; stop(): void } | undefined;
+    let bar: { update(value: number, payload?: object): void; setTotal(total: number): void; stop(): void } | undefined;
     const show = (): void => {
       if (!due || stopped || loading || max <= 0) return;
       loading = true;
@@ -120,10 +135,10 @@ export class Output {
         if (stopped) return;
         const cliProgress = module.default ?? module;
         const created = new cliProgress.SingleBar(
-          { stream: this.stderr, format: `${label} [{bar}] {value}/{total}`, hideCursor: true, clearOnComplete: true },
+          { stream: this.stderr, format: `${label} [{bar}] {value}/{total}${unit}{bytes}`, hideCursor: true, clearOnComplete: true },
           cliProgress.Presets.shades_classic,
         );
-        created.start(max, value);
+        created.start(max, value, { bytes: bytesText() });
         bar = created;
       });
     };
@@ -136,13 +151,14 @@ export class Output {
       tick(count = 1) {
         progress.update(value + count);
       },
-      update(done, newTotal) {
+      update(done, newTotal, newBytes) {
         value = done;
+        if (newBytes !== undefined) bytes = newBytes;
         if (newTotal !== undefined && newTotal !== max) {
           max = newTotal;
           bar?.setTotal(max);
         }
-        bar?.update(value);
+        bar?.update(value, { bytes: bytesText() });
         show();
       },
       stop() {
@@ -159,10 +175,14 @@ export class Output {
    * Run `work` with a {@link progress} bar fed by the `onProgress(done, total)` it is given (the
    * callback the core's long calls take); the bar is removed when `work` settles.
    */
-  async withProgress<T>(label: string, work: (onProgress: (done: number, total: number) => void) => Promise<T>): Promise<T> {
-    const progress = this.progress(label);
+  async withProgress<T>(
+    label: string,
+    work: (onProgress: (done: number, total: number, bytes?: number) => void) => Promise<T>,
+    options: ProgressOptions = {},
+  ): Promise<T> {
+    const progress = this.progress(label, 0, options);
     try {
-      return await work((done, total) => progress.update(done, total));
+      return await work((done, total, bytes) => progress.update(done, total, bytes));
     } finally {
       progress.stop();
     }

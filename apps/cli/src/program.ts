@@ -14,23 +14,30 @@ type CommandRunner = (context: CommandContext) => Promise<number | void>;
 
 /** Names of the commands, so `fh --claude <command>` is not read as a folder named <command>. */
 const COMMAND_NAMES = [
-  'track', 'snapshot', 'sessions', 'list', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'help',
+  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'help',
 ];
 
 /**
  * `--claude` takes an optional folder; commander would take a following command name as that
  * folder (`fh --claude list`). `--claude <command>` becomes `--claude= <command>`: the option
- * given with an empty value, which means the default folder.
+ * given with an empty value, which means the default folder. `--paths --` drops the `--paths`, so
+ * the paths after `--` are read as paths (see id-and-paths.ts). Nothing after `--` is changed.
  */
 export function normaliseArguments(argv: readonly string[]): string[] {
   const result: string[] = [];
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index] as string;
     const next = argv[index + 1];
+    if (argument === '--') {
+      result.push(...argv.slice(index));
+      break;
+    }
     if (argument === '--claude' && next !== undefined && COMMAND_NAMES.includes(next)) {
       result.push('--claude=');
       continue;
     }
+    // `--paths -- -rf`: the paths come after `--` (commander would take `--` as the option's value).
+    if (argument === '--paths' && next === '--') continue;
     result.push(argument);
   }
   return result;
@@ -52,21 +59,31 @@ function parseNonNegativeNumber(name: string) {
   };
 }
 
-/** Build the program. `run` receives the chosen command's runner and the merged options. */
-export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions) => Promise<void>): Command {
+/** How a checkpoint may be named, for the help texts. */
+const REFERENCE_HELP = 'a message id, a unique prefix of it (4+ characters), or a turn number from fh list (-1 the newest, -2 two turns back)';
+
+/**
+ * Build the program. `run` receives the chosen command's runner and the merged options;
+ * `jsonVersion`: `--version` prints `{ "version" }` (`--json` was given).
+ */
+export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions) => Promise<void>, settings: { jsonVersion?: boolean } = {}): Command {
   const program = new Command('fh');
   program
     .description('Checkpoints and rewind for AI coding agents: back files up before edits, snapshot each turn, rewind any turn.')
-    .version(packageJson.version, '-V, --version')
+    .option('-V, --version', 'print the version (with --json: {"version": ...})')
     .option('--store <uri>', 'where backups and records live: fs:<folder> or a bare folder, or s3://<bucket>/<prefix> (credentials, AWS_REGION and AWS_ENDPOINT_URL_S3 from the environment, as the AWS SDK reads them) (default: fs:$FH_HOME, else fs:~/.fh)')
     .option('--session <id>', 'session id (default: $FH_SESSION_ID)')
     .option('--project <folder>', "project folder (default: the session's recorded project, else the current folder)")
-    .option('--other-project', 'let track, snapshot, rewind and undo use a --project other than the one the session recorded')
+    .option('--other-project', 'let track, snapshot, rewind, undo and fork use a --project other than the one the session recorded')
     .option('--claude [configDir]', 'open Claude Code session data (default folder: $CLAUDE_CONFIG_DIR, else ~/.claude)')
     .option('--json', 'print one JSON document on stdout')
     .exitOverride()
     .showHelpAfterError('(fh --help shows usage)')
     .configureHelp({ showGlobalOptions: true });
+  program.on('option:version', () => {
+    process.stdout.write(settings.jsonVersion === true ? `${JSON.stringify({ version: packageJson.version }, null, 2)}\n` : `${packageJson.version}\n`);
+    throw new CommanderError(0, 'commander.version', packageJson.version);
+  });
 
   /** Register the action of a command whose module exports `run(context, ...arguments)`. */
   const action =
@@ -102,17 +119,27 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .action(action(async () => (await import('./commands/list.js')).run));
 
   program
+    .command('show')
+    .description("show one turn: the whole prompt, its time, what rewinding there would change, and the assistant's reply (Claude Code sessions)")
+    .argument('<messageId>', `the turn: ${REFERENCE_HELP}`)
+    .action(action(async () => (await import('./commands/show.js')).run));
+
+  program
     .command('diff')
-    .description('show what rewinding to a checkpoint would change (a dry run)')
-    .argument('<messageId>', 'the checkpoint')
-    .option('--patch', 'print a unified diff')
+    .description('show what rewinding to a checkpoint would change (a dry run), and whether the rewind would be refused')
+    .argument('[messageId]', `the checkpoint: ${REFERENCE_HELP}`)
+    .argument('[paths...]', 'only these tracked files (after --, so a path may start with a dash)')
+    .option('--patch', 'print a git-style patch from now to the checkpoint (git apply takes it; through $PAGER on a terminal)')
+    .option('--stat', "print git's diffstat (path | changes +++---)")
+    .option('--name-only', 'print only the paths that would change')
     .option('--paths <paths...>', 'only these tracked files')
     .action(action(async () => (await import('./commands/diff.js')).run));
 
   program
     .command('rewind')
     .description('rewind files and/or the conversation to a checkpoint (no id on a terminal: pick one from a menu)')
-    .argument('[messageId]', 'the checkpoint')
+    .argument('[messageId]', `the checkpoint: ${REFERENCE_HELP}`)
+    .argument('[paths...]', 'only these tracked files (after --, so a path may start with a dash)')
     .addOption(new Option('--mode <mode>', 'what to rewind').choices(['both', 'code', 'conversation']))
     .option('--paths <paths...>', 'only these tracked files')
     .option('--dry-run', 'show what would change and change nothing')
@@ -134,7 +161,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   program
     .command('fork')
     .description('write the conversation up to a checkpoint as a new session')
-    .argument('<messageId>', 'the checkpoint to fork at')
+    .argument('<messageId>', `the prompt to fork before: ${REFERENCE_HELP}`)
     .option('--to <id>', 'the new session id (default: a new UUID)')
     .action(action(async () => (await import('./commands/fork.js')).run));
 
@@ -191,15 +218,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   ignoreClosedPipes();
   let context: CommandContext | undefined;
   let exitCode: number = ExitCode.ok;
-  const program = buildProgram(async (runner, options) => {
-    context = new CommandContext(options);
-    exitCode = (await runner(context)) ?? ExitCode.ok;
-  });
+  const dashes = argv.indexOf('--');
+  const beforeDashes = dashes === -1 ? argv : argv.slice(0, dashes);
+  const program = buildProgram(
+    async (runner, options) => {
+      context = new CommandContext(options);
+      exitCode = (await runner(context)) ?? ExitCode.ok;
+    },
+    { jsonVersion: beforeDashes.includes('--json') },
+  );
   try {
     await program.parseAsync(normaliseArguments(argv), { from: 'user' });
     return exitCode;
   } catch (error) {
-    const json = context?.output.json ?? argv.includes('--json');
+    const json = context?.output.json ?? beforeDashes.includes('--json');
     if (error instanceof CommanderError) {
       // `fh` with no command prints the help on stderr (commander.help with a non-zero exit code):
       // a usage error. `fh --help`, `fh help` and `--version` succeed.

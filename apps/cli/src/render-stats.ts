@@ -1,5 +1,5 @@
 /** Human rendering of diff stats (what a rewind would change), shared by diff, list, rewind and the menu. */
-import type { DiffStats, FileDiffStat } from '@fh/core';
+import type { DiffStats, FileDiffStat, RewindRefusal } from '@fh/core';
 import { displayPath, escapeControl } from './format.js';
 import type { Colors } from './output.js';
 
@@ -37,14 +37,35 @@ export function reasonText(path: string, reason: string): string {
   return escapeControl(reason.startsWith(`${path}: `) ? reason.slice(path.length + 2) : reason);
 }
 
+/** Diff stats, with the core's `refusals` when they were worked out (a `RewindPreview`, or `rewindRefusals`). */
+export type StatsWithRefusals = DiffStats & { refusals?: RewindRefusal[] };
+
 /**
- * The tracked files whose backup at the checkpoint is missing from the store or damaged (the
- * core's diff stats list them in `missing`). While there is one,
- * a rewind to that checkpoint is refused as a whole and changes nothing (issue 2 rule 4); files
+ * The tracked files because of which a rewind to that checkpoint is refused as a whole and changes
+ * nothing: `refusals` when given (a backup missing or damaged, issue 2 rule 4; a file that cannot
+ * be read to be saved in the undo point first), else the files whose backup is missing. Files
  * whose backup failed when it was taken (a Claude Code backup already pruned) are only reported.
  */
-export function refusingPaths(stats: DiffStats): string[] {
-  return (stats.missing ?? []).map((entry) => entry.path);
+export function refusingPaths(stats: StatsWithRefusals): string[] {
+  return (stats.refusals ?? (stats.missing ?? []).map((entry) => ({ path: entry.path }))).map((entry) => entry.path);
+}
+
+/**
+ * Why a rewind will be refused, as the end of a sentence (`the rewind will be refused …`), or
+ * undefined when it will not be.
+ */
+export function refusalText(stats: StatsWithRefusals): string | undefined {
+  const refusals = stats.refusals ?? (stats.missing ?? []).map((entry) => ({ path: entry.path, kind: 'backup-missing' as const, reason: entry.reason }));
+  if (refusals.length === 0) return undefined;
+  const missing = refusals.filter((refusal) => refusal.kind === 'backup-missing').length;
+  const unreadable = refusals.filter((refusal) => refusal.kind === 'unreadable').map((refusal) => displayPath(refusal.path));
+  const parts = [
+    ...(missing === 0 ? [] : [`${missing} backup${missing === 1 ? ' is' : 's are'} missing or damaged`]),
+    ...(unreadable.length === 0
+      ? []
+      : [`${unreadable.length === 1 ? `${unreadable[0]} cannot` : `${unreadable.length} files cannot`} be read, so ${unreadable.length === 1 ? 'it' : 'they'} cannot be saved in the undo point first (make ${unreadable.length === 1 ? 'it' : 'them'} readable, or leave ${unreadable.length === 1 ? 'it' : 'them'} out with --paths)`]),
+  ];
+  return `the rewind will be refused and change nothing: ${parts.join('; ')}`;
 }
 
 /** Options of {@link renderDiffStats}. */
@@ -57,14 +78,15 @@ export interface RenderDiffStatsOptions {
  * A summary line (`<what> would change N files (+a -d)`, saying when a rewind will be refused)
  * followed by the file lines, the problems and the refusal hint.
  */
-export function renderDiffStats(stats: DiffStats, colors: Colors, what: string, options: RenderDiffStatsOptions = {}): string[] {
+export function renderDiffStats(stats: StatsWithRefusals, colors: Colors, what: string, options: RenderDiffStatsOptions = {}): string[] {
   const count = stats.files.length;
   const refusing = refusingPaths(stats).length;
+  const refusedBecause = refusalText(stats);
   const summary =
     count === 0
       ? `${what} would change no files`
       : `${what} would change ${count} file${count === 1 ? '' : 's'} (${formatLineCounts(stats.insertions, stats.deletions, colors)}${uncountedNote(stats)})`;
-  const refusal = refusing === 0 ? '' : colors.red(`, but the rewind will be refused: ${refusing} backup${refusing === 1 ? ' is' : 's are'} missing or damaged`);
+  const refusal = refusedBecause === undefined ? '' : colors.red(`, but ${refusedBecause}`);
   const lines = [summary + refusal, ...renderFileLines(stats, colors)];
   for (const skipped of stats.skipped ?? []) lines.push(`  ${colors.yellow('skipped')}  ${displayPath(skipped.path)}: ${reasonText(skipped.path, skipped.reason)}`);
   for (const failed of stats.failed ?? []) lines.push(`  ${colors.red('cannot restore')}  ${displayPath(failed.path)}: ${reasonText(failed.path, failed.reason)}`);

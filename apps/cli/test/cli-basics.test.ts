@@ -28,7 +28,8 @@ describe('fh: global behaviour', () => {
     expect(command.stderr).toContain("error: unknown command 'frobnicate'");
     const missing = await runCli(['diff'], { home });
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toContain("error: missing required argument 'messageId'");
+    expect(missing.stderr).toContain("fh: fh diff needs a checkpoint: a message id, a unique prefix of it, or a turn number");
+    expect(missing.stdout).toBe('');
   });
 
   it('exits 2 with one JSON error document on stdout for a usage error under --json', async () => {

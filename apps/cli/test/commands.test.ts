@@ -51,8 +51,8 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     const { result, json } = await box.fhJson<{ checkpoints: Array<Record<string, unknown>> }>(['--session', SESSION, 'list']);
     expect(result.exitCode).toBe(0);
     expect(json.checkpoints.map(({ timestamp, ...rest }) => (expect(typeof timestamp).toBe('string'), rest))).toEqual([
-      { messageId: 'm1', prompt: 'first prompt', filesChanged: ['a.txt', 'c.txt'], insertions: 1, deletions: 2, failed: [] },
-      { messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [] },
+      { turn: 1, messageId: 'm1', prompt: 'first prompt', filesChanged: ['a.txt', 'c.txt'], insertions: 1, deletions: 2, failed: [], refusals: [] },
+      { turn: 2, messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [], refusals: [] },
     ]);
     const human = await box.fh(['--session', SESSION, 'list']);
     expect(human.stdout).toContain('m1');
@@ -77,13 +77,16 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     });
     expect(json.patch).toBe(
       [
-        '--- a/a.txt\tnow',
-        '+++ b/a.txt\tat m1',
+        'diff --git a/a.txt b/a.txt',
+        '--- a/a.txt',
+        '+++ b/a.txt',
         '@@ -1,1 +1,1 @@',
         '-changed',
         '+one',
-        '--- a/c.txt\tnow',
-        '+++ /dev/null\tat m1',
+        'diff --git a/c.txt b/c.txt',
+        'deleted file mode 100644',
+        '--- a/c.txt',
+        '+++ /dev/null',
         '@@ -1,1 +0,0 @@',
         '-new file',
         '',
@@ -104,7 +107,11 @@ describe('fh track, snapshot, list, diff, sessions', () => {
 
   it('diff of an unknown message id fails with one line naming it', async () => {
     const result = await box.fh(['--session', SESSION, 'diff', 'no-such-message']);
-    expect(result).toEqual({ exitCode: 1, stdout: '', stderr: 'fh: no snapshot for message "no-such-message"\n' });
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `fh: no checkpoint or prompt "no-such-message" in session "${SESSION}"; fh --store fs:${box.store} --session ${SESSION} --project ${box.project} list shows them\n`,
+    });
   });
 
   it('sessions lists the session with its project, checkpoints and size', async () => {

@@ -43,7 +43,7 @@ describe('human output is safe for terminals and pipes', () => {
     const prompt = 'evil \u001b[31mRED\u001b[0m \u001b]0;pwned\u0007 end\nsecond line';
     expect((await box.fh(['--session', 's', 'snapshot', 't1', '--prompt', prompt])).exitCode).toBe(0);
     const list = await box.fh(['--session', 's', 'list']);
-    expect(list.stdout.split('\n')[2]).toMatch(/^t1 +\S+ \S+ +evil \\u001b\[31mRED\\u001b\[0m \\u001b\]0;pwned\\u0007 … +0 +\+0 -0$/);
+    expect(list.stdout.split('\n')[2]).toMatch(/^1  t1 +\S+ \S+ +evil \\u001b\[31mRED\\u001b\[0m \\u001b\]0;pwned\\u0007 … +0 +\+0 -0$/);
     expect(list.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     const rewind = await box.fh(['--session', 's', 'rewind', 't1', '--mode', 'conversation', '--yes']);
     expect(rewind.stdout.split('\n').slice(1, 4)).toEqual(['', 'evil \\u001b[31mRED\\u001b[0m \\u001b]0;pwned\\u0007 end', 'second line']);

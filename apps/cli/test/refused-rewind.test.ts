@@ -38,7 +38,7 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
     expect(result).toEqual({
       exitCode: 0,
       stdout: [
-        'Rewinding to t2 would change 1 file (+1 -1), but the rewind will be refused: 1 backup is missing or damaged',
+        'Rewinding to t2 would change 1 file (+1 -1), but the rewind will be refused and change nothing: 1 backup is missing or damaged',
         '  modify  b.txt  +1 -1',
         `  cannot restore  a.txt: backup ${lost} missing: the backup does not exist in the store`,
         `To rewind the other files, name them: fh --store fs:${box.store} --session s1 --project ${box.project} rewind t2 --paths b.txt`,
@@ -76,7 +76,7 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
   it('rewind --dry-run shows the same notice; with no other file to rewind it says so', async () => {
     const { box, lost } = await sessionWithLostBackup();
     const dry = await box.fh(['--session', SESSION, 'rewind', 't2', '--mode', 'code', '--dry-run']);
-    expect(dry.stdout.split('\n')[0]).toBe('Rewinding the code to t2 would change 1 file (+1 -1), but the rewind will be refused: 1 backup is missing or damaged');
+    expect(dry.stdout.split('\n')[0]).toBe('Rewinding the code to t2 would change 1 file (+1 -1), but the rewind will be refused and change nothing: 1 backup is missing or damaged');
     await writeFiles(box.project, { 'b.txt': 'b0\n' });
     const alone = await box.fh(['--session', SESSION, 'rewind', 't2', '--mode', 'code', '--yes']);
     expect(alone.exitCode).toBe(1);

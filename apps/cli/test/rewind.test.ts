@@ -80,7 +80,7 @@ describe('fh rewind', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(
       [
-        'Rewound the code to p2: 2 restored, 0 deleted',
+        `Rewound the code to p2: 2 restored, 0 deleted, in ${box.project}`,
         '  restored  app.sh',
         '  restored  lib.txt',
         `Undo with: fh --store fs:${box.store} --session ${SESSION} --project ${box.project} undo`,

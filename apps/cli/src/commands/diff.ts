@@ -1,79 +1,150 @@
 /**
- * `fh diff <messageId> [--patch] [--paths <p…>]`: the dry run of a rewind — which tracked files it
- * would change and by how many lines; nothing is written. `--patch` adds a unified diff (jsdiff)
- * from each file as it is now to the file at the checkpoint, coloured on a terminal.
+ * `fh diff <id> [--patch | --stat | --name-only] [--paths <p…>] [-- <paths…>]`: the dry run of a
+ * rewind — which tracked files it would change and by how many lines, and whether the rewind
+ * would be refused (and why); nothing is written. `<id>` is a message id, a unique prefix of one
+ * or a turn number (see message-ref.ts). `--patch` adds a git-style patch (`diff --git` headers,
+ * mode lines, binary files as `GIT binary patch`) from each file as it is now to the file at the
+ * checkpoint, so `fh diff <id> --patch | git apply` makes the rewind's changes; on a terminal it
+ * goes through `$PAGER` (default `less -FRX`). `--stat` prints git's diffstat, `--name-only` the
+ * paths alone.
  *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "filesChanged", "insertions", "deletions",
  * "files": [{ "path", "status", "insertions", "deletions", "binary", "tooLarge"?, "tooManyChanges"?, "modeOnly"? }],
- * "skipped": [{ "path", "reason" }], "failed": [{ "path", "reason" }], "patch"? }` (`patch`: the
- * unified diff text, with `--patch`).
+ * "skipped": [{ "path", "reason" }], "failed": [{ "path", "reason" }], "missing": [...],
+ * "refusals": [{ "path", "kind": "backup-missing"|"unreadable", "reason" }], "patch"? }`.
  */
-import { resolve } from 'node:path';
-import { DIFF_TIMEOUT_MS, snapshotFileBackups, type DiffStats } from '@fh/core';
+import { lstat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DIFF_TIMEOUT_MS, rewindRefusals, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
+import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
+import { gitFilePatch, type PatchSide } from '../git-patch.js';
+import { splitIdAndPaths } from '../id-and-paths.js';
+import { resolveMessageId } from '../message-ref.js';
 import { openSession, type OpenedSession } from '../open-session.js';
-import type { Colors } from '../output.js';
+import type { Colors, Output } from '../output.js';
+import { writeWithPager } from '../pager.js';
 import { readCurrentBytes, readEntryBytes } from '../snapshot-content.js';
-import { renderDiffStats } from '../render-stats.js';
-import { displayId } from '../format.js';
+import { refusalText, renderDiffStats, type StatsWithRefusals } from '../render-stats.js';
+import { displayId, displayPath } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 
 /** Options of `fh diff`. */
 export interface DiffOptions {
   patch?: boolean;
+  stat?: boolean;
+  nameOnly?: boolean;
   paths?: string[];
 }
 
 /** Run `fh diff`. */
-export async function run(context: CommandContext, messageId: string, options: DiffOptions): Promise<void> {
+export async function run(context: CommandContext, messageArgument: string | undefined, operands: string[], options: DiffOptions): Promise<void> {
   assertCheckpointingEnabled(context);
+  const formats = [options.patch, options.stat, options.nameOnly].filter((flag) => flag === true).length;
+  if (formats > 1) throw new UsageError('--patch, --stat and --name-only each choose the output: give one of them; nothing was read');
+  const split = splitIdAndPaths(messageArgument, operands, options.paths);
+  if (split.messageId === undefined) throw new UsageError('fh diff needs a checkpoint: a message id, a unique prefix of it, or a turn number (fh list shows them)');
   const session = await openSession(context, { lock: false });
   try {
-    const paths = options.paths?.map((path) => resolve(context.cwd, path));
-    const stats = await session.history.getDiffStats(messageId, paths === undefined ? {} : { paths });
-    const patch = options.patch === true ? await unifiedPatch(session, messageId, stats) : undefined;
-    const colors = context.output.colors;
-    context.output.result(
-      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }) },
-      () => [
-        ...renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, { refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats) }),
-        ...(patch === undefined || patch === '' ? [] : ['', colorPatch(patch, colors)]),
-      ],
+    const messageId = resolveMessageId(context, session, split.messageId);
+    const paths = split.paths?.map((path) => resolve(context.cwd, path));
+    const plain = await context.output.withProgress(
+      'comparing files',
+      (onProgress) => session.history.getDiffStats(messageId, { ...(paths === undefined ? {} : { paths }), onProgress }),
+      { unit: 'files' },
     );
+    const stats: StatsWithRefusals & DiffStats = { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
+    const patch = options.patch === true ? await gitPatch(session, messageId, stats, context.output) : undefined;
+    const colors = context.output.colors;
+    const document = { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }) };
+    if (context.output.json) {
+      context.output.writeDocument(document);
+      return;
+    }
+    const refusal = refusalText(stats);
+    if (options.nameOnly === true || options.stat === true) {
+      const lines = options.nameOnly === true ? stats.files.map((file) => displayPath(file.path)) : renderStat(stats, colors);
+      if (lines.length > 0) context.output.stdout.write(`${lines.join('\n')}\n`);
+      if (refusal !== undefined) context.output.warn(`rewinding to ${displayId(messageId)}: ${refusal}`);
+      return;
+    }
+    const summary = renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, {
+      refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats),
+    });
+    if (patch === undefined || patch === '') {
+      context.output.stdout.write(`${summary.join('\n')}\n`);
+      return;
+    }
+    await writeWithPager(context, `${summary.join('\n')}\n\n${colorPatch(patch, colors)}\n`);
   } finally {
     await session.close();
   }
 }
 
-/** The unified diff of every changed file, from now to the checkpoint. */
-async function unifiedPatch(session: OpenedSession, messageId: string, stats: DiffStats): Promise<string> {
-  const { createTwoFilesPatch } = await import('diff');
-  const decoder = new TextDecoder('utf-8');
-  const parts: string[] = [];
+/** Width of the path column of `--stat` before paths are cut with `...` (git's default is about half of 80 columns). */
+const STAT_PATH_WIDTH = 50;
+/** Most `+`/`-` marks on a `--stat` line. */
+const STAT_BAR_WIDTH = 40;
+
+/** git's diffstat: ` path | 12 ++++----`, `Bin`, then ` N files changed, X insertions(+), Y deletions(-)`. */
+function renderStat(stats: DiffStats, colors: Colors): string[] {
+  if (stats.files.length === 0) return [];
+  const name = (file: FileDiffStat): string => {
+    const path = displayPath(file.path);
+    return path.length > STAT_PATH_WIDTH ? `...${path.slice(path.length - STAT_PATH_WIDTH + 3)}` : path;
+  };
+  const counted = (file: FileDiffStat): boolean => !file.binary && file.tooLarge !== true && file.tooManyChanges !== true && file.modeOnly !== true;
+  const nameWidth = Math.max(...stats.files.map((file) => name(file).length));
+  const countWidth = Math.max(3, ...stats.files.map((file) => String(file.insertions + file.deletions).length));
+  const largest = Math.max(1, ...stats.files.filter(counted).map((file) => file.insertions + file.deletions));
+  const scale = largest > STAT_BAR_WIDTH ? STAT_BAR_WIDTH / largest : 1;
+  const lines = stats.files.map((file) => {
+    const left = ` ${name(file).padEnd(nameWidth)} | `;
+    if (file.binary || file.tooLarge === true) return `${left}${'Bin'.padStart(countWidth)}`;
+    if (file.modeOnly === true) return `${left}${'0'.padStart(countWidth)} (mode only)`;
+    if (file.tooManyChanges === true) return `${left}${'?'.padStart(countWidth)} (too many changes to count)`;
+    const plus = Math.round(file.insertions * scale) || (file.insertions > 0 ? 1 : 0);
+    const minus = Math.round(file.deletions * scale) || (file.deletions > 0 ? 1 : 0);
+    return `${left}${String(file.insertions + file.deletions).padStart(countWidth)} ${colors.green('+'.repeat(plus))}${colors.red('-'.repeat(minus))}`;
+  });
+  const count = stats.files.length;
+  const parts = [`${count} file${count === 1 ? '' : 's'} changed`];
+  if (stats.insertions > 0 || stats.deletions === 0) parts.push(`${stats.insertions} insertion${stats.insertions === 1 ? '' : 's'}(+)`);
+  if (stats.deletions > 0 || stats.insertions === 0) parts.push(`${stats.deletions} deletion${stats.deletions === 1 ? '' : 's'}(-)`);
+  return [...lines, ` ${parts.join(', ')}`];
+}
+
+/** The bytes and mode of the workspace file now, or null when there is none. */
+async function currentSide(projectRoot: string, path: string): Promise<PatchSide | null> {
+  const bytes = await readCurrentBytes(projectRoot, path);
+  if (bytes === null) return null;
+  const stats = await lstat(join(projectRoot, path)).catch(() => undefined);
+  return { bytes, mode: stats?.mode };
+}
+
+/**
+ * The git-style patch of every changed file, from now to the checkpoint (see the module comment).
+ * A line diff that gives up is written as one hunk replacing every line, so the patch still applies.
+ */
+async function gitPatch(session: OpenedSession, messageId: string, stats: DiffStats, output: Output): Promise<string> {
   const entries = snapshotFileBackups(session.history.state, messageId);
-  for (const file of stats.files) {
-    const entry = entries?.get(file.path);
-    const target = entry === undefined ? null : await readEntryBytes(session.store, session.sessionId, entry);
-    const current = await readCurrentBytes(session.projectRoot, file.path);
-    const from = current === null ? '/dev/null' : `a/${file.path}`;
-    const to = target === null ? '/dev/null' : `b/${file.path}`;
-    if (file.binary || file.tooLarge === true) {
-      parts.push(`diff ${from} ${to}\nBinary files ${from} and ${to} differ\n`);
-      continue;
+  const parts: string[] = [];
+  const progress = output.progress('reading files for the patch', stats.files.length, { unit: 'files', showBytes: true });
+  let bytes = 0;
+  try {
+    for (const [index, file] of stats.files.entries()) {
+      const entry = entries?.get(file.path);
+      const targetBytes = entry === undefined ? null : await readEntryBytes(session.store, session.sessionId, entry);
+      const from = await currentSide(session.projectRoot, file.path);
+      const to = targetBytes === null ? null : { bytes: targetBytes, mode: entry?.mode };
+      bytes += (from?.bytes.length ?? 0) + (to?.bytes.length ?? 0);
+      const binary = file.binary || file.tooLarge === true;
+      parts.push(await gitFilePatch(file.path, from, to, { binary, wholeFile: file.tooManyChanges === true, timeoutMs: DIFF_TIMEOUT_MS }));
+      progress.update(index + 1, undefined, bytes);
     }
-    if (file.modeOnly === true) {
-      parts.push(`diff ${from} ${to}\nmode changes${entry?.mode === undefined ? '' : ` to ${entry.mode.toString(8).padStart(4, '0')}`}\n`);
-      continue;
-    }
-    const text = file.tooManyChanges === true
-      ? undefined
-      : createTwoFilesPatch(from, to, current === null ? '' : decoder.decode(current), target === null ? '' : decoder.decode(target), 'now', `at ${messageId}`, { timeout: DIFF_TIMEOUT_MS });
-    if (text === undefined) {
-      parts.push(`diff ${from} ${to}\nToo many changes to show as a patch (the line diff gave up after ${DIFF_TIMEOUT_MS} ms)\n`);
-      continue;
-    }
-    parts.push(text.replace(/^=+\n/, ''));
+  } finally {
+    progress.stop();
   }
   return parts.join('');
 }
@@ -83,7 +154,7 @@ function colorPatch(patch: string, colors: Colors): string {
     .replace(/\n$/, '')
     .split('\n')
     .map((line) => {
-      if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('Index: ')) return colors.bold(line);
+      if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')) return colors.bold(line);
       if (line.startsWith('@@')) return colors.cyan(line);
       if (line.startsWith('+')) return colors.green(line);
       if (line.startsWith('-')) return colors.red(line);

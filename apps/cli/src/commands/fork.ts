@@ -8,7 +8,9 @@
  * "linked", "copied", "missing": [{ "backupFileName", "references" }], "prompt": { "text", ... } | null }`.
  * Exit 3 when backups were missing from the source (each named; the rest was carried).
  */
+import { CURRENT_PROMPT_ID } from '@fh/core';
 import { PartialFailureError } from '../cli-errors.js';
+import { resolveMessageId } from '../message-ref.js';
 import { fhCommand } from '../command-hint.js';
 import type { CommandContext } from '../context.js';
 import { displayId, escapeControl, plural } from '../format.js';
@@ -21,10 +23,11 @@ export interface ForkOptions {
 }
 
 /** Run `fh fork`. */
-export async function run(context: CommandContext, messageId: string, options: ForkOptions): Promise<void> {
+export async function run(context: CommandContext, messageArgument: string, options: ForkOptions): Promise<void> {
   const session = await openSession(context, { lock: false, writes: true });
   try {
     const rewinder = await rewindSessionFor(context, session);
+    const messageId = messageArgument === CURRENT_PROMPT_ID ? messageArgument : resolveMessageId(context, session, messageArgument, rewinder);
     const result = await context.output.withProgress('carrying backups', (onProgress) =>
       rewinder.fork(messageId, { ...(options.to === undefined ? {} : { sessionId: options.to }), onProgress }),
     );

@@ -1,20 +1,24 @@
 /**
- * `fh list`: the session's checkpoints, oldest first: message id, time, the prompt (excerpt) and
- * what rewinding there would change now (files, +/-).
+ * `fh list`: the session's checkpoints, oldest first: the turn number (what `fh diff 3` and
+ * `fh rewind -2` take), message id, time, the prompt (excerpt) and what rewinding there would
+ * change now (files, +/-), and — after the table — why a rewind there would be refused.
  *
- * JSON: `{ "sessionId", "projectRoot", "checkpoints": [{ "messageId", "timestamp", "prompt" (null
- * when not recorded), "filesChanged", "insertions", "deletions", "failed": [{ "path", "reason" }] }] }`.
+ * JSON: `{ "sessionId", "projectRoot", "checkpoints": [{ "turn", "messageId", "timestamp", "prompt"
+ * (null when not recorded), "filesChanged", "insertions", "deletions", "failed": [{ "path",
+ * "reason" }], "refusals": [{ "path", "kind", "reason" }] }] }`.
  */
-import { isTranscriptMessage, promptForResubmit } from '@fh/core';
+import { isTranscriptMessage, promptForResubmit, rewindRefusals, type RewindRefusal } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { displayId, displayPath, excerpt, formatTime } from '../format.js';
 import { openSession } from '../open-session.js';
-import { renderTable } from '../output.js';
-import { formatLineCounts } from '../render-stats.js';
+import { renderTable, type Colors } from '../output.js';
+import { formatLineCounts, refusalText } from '../render-stats.js';
 
 /** One checkpoint as `fh list` shows it. */
 export interface CheckpointRow {
+  /** 1 for the oldest checkpoint. */
+  turn: number;
   messageId: string;
   timestamp: Date;
   prompt: string | null;
@@ -22,6 +26,8 @@ export interface CheckpointRow {
   insertions: number;
   deletions: number;
   failed: Array<{ path: string; reason: string }>;
+  /** The files because of which a rewind there would be refused (empty: it would go ahead). */
+  refusals: RewindRefusal[];
 }
 
 /** Run `fh list`. */
@@ -34,11 +40,12 @@ export async function run(context: CommandContext): Promise<void> {
       if (record.type === 'user' && isTranscriptMessage(record)) prompts.set(record.uuid, promptForResubmit(record).text);
     }
     const snapshots = session.history.state.snapshots;
-    const progress = context.output.progress('computing diff stats', snapshots.length);
+    const progress = context.output.progress('computing diff stats', snapshots.length, { unit: 'checkpoints' });
     const checkpoints: CheckpointRow[] = [];
-    for (const snapshot of snapshots) {
+    for (const [index, snapshot] of snapshots.entries()) {
       const stats = await session.history.getDiffStats(snapshot.messageId);
       checkpoints.push({
+        turn: index + 1,
         messageId: snapshot.messageId,
         timestamp: snapshot.timestamp,
         prompt: prompts.get(snapshot.messageId) ?? null,
@@ -46,6 +53,7 @@ export async function run(context: CommandContext): Promise<void> {
         insertions: stats.insertions,
         deletions: stats.deletions,
         failed: stats.failed ?? [],
+        refusals: rewindRefusals(session.history.state, snapshot.messageId, stats),
       });
       progress.tick();
     }
@@ -59,17 +67,36 @@ export async function run(context: CommandContext): Promise<void> {
             ...renderTable<CheckpointRow>(
               checkpoints,
               [
+                { header: '#', value: (row) => String(row.turn), right: true },
                 { header: 'message id', value: (row) => displayId(row.messageId) },
                 { header: 'time', value: (row) => formatTime(row.timestamp) },
                 { header: 'prompt', value: (row) => (row.prompt === null ? colors.dim('(not recorded)') : excerpt(row.prompt, 50)) },
-                { header: 'files', value: (row) => String(row.filesChanged.length) + (row.failed.length > 0 ? colors.red(` (${row.failed.length} unavailable)`) : ''), right: true },
+                { header: 'files', value: (row) => String(row.filesChanged.length) + filesNote(row, colors), right: true },
                 { header: '+/-', value: (row) => formatLineCounts(row.insertions, row.deletions, colors), right: true },
               ],
               colors,
             ),
+            ...refusalLines(checkpoints, colors),
           ],
     );
   } finally {
     await session.close();
   }
+}
+
+/** ` (refused)` for a checkpoint a rewind to would be refused, ` (N unavailable)` for files it would report and skip. */
+function filesNote(row: CheckpointRow, colors: Colors): string {
+  if (row.refusals.length > 0) return colors.red(' (refused)');
+  return row.failed.length > 0 ? colors.red(` (${row.failed.length} unavailable)`) : '';
+}
+
+/** One line per distinct reason a rewind would be refused, naming the turns it applies to. */
+function refusalLines(checkpoints: readonly CheckpointRow[], colors: Colors): string[] {
+  const turnsByReason = new Map<string, number[]>();
+  for (const row of checkpoints) {
+    const text = refusalText({ filesChanged: [], insertions: 0, deletions: 0, files: [], refusals: row.refusals });
+    if (text === undefined) continue;
+    turnsByReason.set(text, [...(turnsByReason.get(text) ?? []), row.turn]);
+  }
+  return [...turnsByReason].map(([text, turns]) => colors.red(`Rewinding to turn${turns.length === 1 ? '' : 's'} ${turns.join(', ')}: ${text}`));
 }

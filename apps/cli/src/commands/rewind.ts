@@ -48,6 +48,8 @@ import { displayId, displayPath, escapeControl, plural } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
+import { splitIdAndPaths } from '../id-and-paths.js';
+import { resolveMessageId } from '../message-ref.js';
 import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
 
 /** Options of `fh rewind`. */
@@ -59,7 +61,9 @@ export interface RewindCommandOptions {
 }
 
 /** Run `fh rewind`. */
-export async function run(context: CommandContext, messageIdArgument: string | undefined, options: RewindCommandOptions): Promise<void> {
+export async function run(context: CommandContext, messageArgument: string | undefined, operands: string[], options: RewindCommandOptions): Promise<void> {
+  const split = splitIdAndPaths(messageArgument, operands, options.paths);
+  const messageIdArgument = split.messageId;
   if (options.mode !== 'conversation') assertCheckpointingEnabled(context, 'only --mode conversation rewinds while it is set');
   // A person may look at the menu or the [y/N] preview for minutes: until the choice is made the
   // session is open without its lock, so agents' hooks keep backing up files meanwhile; the lock is
@@ -68,7 +72,7 @@ export async function run(context: CommandContext, messageIdArgument: string | u
   let session = await openSession(context, { lock: applyAtOnce, writes: options.dryRun !== true });
   try {
     let rewinder = await rewindSessionFor(context, session);
-    let messageId = messageIdArgument;
+    let messageId = messageIdArgument === undefined ? undefined : resolveMessageId(context, session, messageIdArgument, rewinder);
     let mode = options.mode;
     let confirmed = options.yes === true;
     if (messageId === undefined) {
@@ -88,7 +92,7 @@ export async function run(context: CommandContext, messageIdArgument: string | u
     const hasMessage = isRecordedPrompt(rewinder, messageId);
     const canRestore = session.history.canRestore(messageId);
     mode ??= hasMessage && canRestore ? 'both' : canRestore || !hasMessage ? 'code' : 'conversation';
-    const paths = options.paths?.map((path) => resolve(context.cwd, path));
+    const paths = split.paths?.map((path) => resolve(context.cwd, path));
     const codeMode = mode === 'both' || mode === 'code';
     const shownId = displayId(messageId);
     const hintWords = [...(options.mode === undefined ? [] : ['--mode', mode]), ...(options.yes === true ? ['--yes'] : [])];
@@ -171,7 +175,7 @@ export async function run(context: CommandContext, messageIdArgument: string | u
         ...(code === null
           ? []
           : [
-              `Rewound the code to ${shownId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}`,
+              `Rewound the code to ${shownId}: ${code.restored.length} restored, ${code.deleted.length} deleted${code.failed.length > 0 ? colors.red(`, ${code.failed.length} failed`) : ''}, in ${displayPath(session.projectRoot)}`,
               ...code.restored.map((path) => `  restored  ${displayPath(path)}`),
               ...code.deleted.map((path) => `  deleted   ${displayPath(path)}`),
               ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),

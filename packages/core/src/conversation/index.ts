@@ -5,3 +5,4 @@ export * from './rewind-conversation.js';
 export * from './compact.js';
 export * from './chain.js';
 export * from './fork-records.js';
+export * from './turn-reply.js';

@@ -24,6 +24,11 @@ const BINARY_SNIFF_BYTES = 8 * 1024;
 export interface DiffStatsOptions {
   /** Only these tracked files (absolute, or relative to the project root). Default: all. */
   paths?: readonly string[];
+  /**
+   * Progress in files compared, for a progress bar: `(done, total)` once the rewind is planned,
+   * then as each file's lines are counted. It must not throw.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -45,10 +50,17 @@ export async function fileHistoryGetDiffStats(
   };
   const deadline = Date.now() + DIFF_BUDGET_MS;
   const timeoutMs = () => Math.max(MIN_DIFF_TIMEOUT_MS, Math.min(DIFF_TIMEOUT_MS, deadline - Date.now()));
+  const total = plans.length;
+  let done = plans.filter((plan) => plan?.kind !== 'restore' && plan?.kind !== 'delete').length;
+  options.onProgress?.(done, total);
   const counted = await Promise.all(
     plans.map((plan) =>
       plan?.kind === 'restore' || plan?.kind === 'delete'
-        ? context.limit(() => countPlan(context, plan, timeoutMs).catch((error: unknown) => (error instanceof Error ? error.message : String(error))))
+        ? context.limit(() =>
+            countPlan(context, plan, timeoutMs)
+              .catch((error: unknown) => (error instanceof Error ? error.message : String(error)))
+              .finally(() => options.onProgress?.((done += 1), total)),
+          )
         : undefined,
     ),
   );

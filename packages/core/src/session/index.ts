@@ -4,3 +4,4 @@ export * from './rewind-preview.js';
 export * from './restore-options.js';
 export * from './fork-session.js';
 export * from './rewind-session.js';
+export * from './message-reference.js';

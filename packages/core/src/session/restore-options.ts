@@ -39,5 +39,5 @@ export const RESTORE_MODE_LABELS: Readonly<Record<RestoreMode, string>> = {
 
 /** Diff stats of an option that changes no file. */
 export function emptyDiffStats(): RewindPreview {
-  return { filesChanged: [], insertions: 0, deletions: 0, files: [], changedSinceLatestSnapshot: [] };
+  return { filesChanged: [], insertions: 0, deletions: 0, files: [], changedSinceLatestSnapshot: [], refusals: [] };
 }

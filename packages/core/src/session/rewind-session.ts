@@ -21,6 +21,7 @@ import type { RewindResult } from '../results.js';
 import type { RewindOptions } from '../rewind/rewind.js';
 import { forkSession, type ForkResult } from './fork-session.js';
 import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
+import { resolveMessageReference } from './message-reference.js';
 import { rewindPreview, type RewindPreview } from './rewind-preview.js';
 import { captureUndoPoint, listUndoPoints, undoRewind, type UndoResult, type UndoStore } from './undo.js';
 import type { UndoPoint } from './undo-records.js';
@@ -150,6 +151,22 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   /** The rewind picker's entries (see `selectableUserMessages`). */
   selectableMessages(): SelectableMessage[] {
     return selectableUserMessages(this.list);
+  }
+
+  /**
+   * The full message id a person's short reference names (see `resolveMessageReference`): an
+   * exact id, a turn number (`3`, `-1` for the newest checkpoint) or a unique prefix of a
+   * checkpoint's or typed prompt's id. `listCommand` is what the errors tell the person to run.
+   * Throws `InvalidArgumentError` (empty, ambiguous) or `NotFoundError` (names nothing), each
+   * naming the session.
+   */
+  resolveReference(reference: string, options: { listCommand?: string } = {}): string {
+    return resolveMessageReference(reference, {
+      sessionId: this.history.sessionId,
+      checkpointIds: this.history.state.snapshots.map((snapshot) => snapshot.messageId),
+      otherIds: this.selectableMessages().filter((entry) => !entry.isCurrentPrompt).map((entry) => entry.messageId),
+      ...(options.listCommand === undefined ? {} : { listCommand: options.listCommand }),
+    });
   }
 
   /** The dry run of a code rewind (see `rewindPreview`). */

@@ -1,0 +1,71 @@
+/**
+ * `fh show <id>`: one turn — its number and message id, its time, the whole prompt, what rewinding
+ * there would change now (files with +/-, and whether the rewind would be refused), and, where the
+ * transcript holds them (Claude Code sessions), an excerpt of the assistant's reply. `<id>` is a
+ * message id, a unique prefix of one or a turn number (see message-ref.ts). Nothing is written.
+ *
+ * JSON: `{ "sessionId", "projectRoot", "messageId", "turn" | null, "timestamp" | null, "prompt" |
+ * null, "reply" | null, "stats": DiffStats & { "refusals" } | null }` (`reply`: the whole reply
+ * text; `stats`: null when the message has no checkpoint).
+ */
+import { currentBranchRecords, isTranscriptMessage, promptForResubmit, rewindRefusals, turnReplyText } from '@fh/core';
+import { assertCheckpointingEnabled } from '../checkpointing.js';
+import type { CommandContext } from '../context.js';
+import { displayId, displayPath, escapeControl, formatTime } from '../format.js';
+import { resolveMessageId } from '../message-ref.js';
+import { openSession } from '../open-session.js';
+import { otherFilesHint } from '../refusal-hint.js';
+import { renderDiffStats } from '../render-stats.js';
+
+/** Lines of the reply `fh show` prints; the JSON document has all of it. */
+const REPLY_EXCERPT_LINES = 12;
+
+/** Run `fh show`. */
+export async function run(context: CommandContext, reference: string): Promise<void> {
+  assertCheckpointingEnabled(context);
+  const session = await openSession(context, { lock: false });
+  try {
+    const messageId = resolveMessageId(context, session, reference);
+    const branch = currentBranchRecords(session.records);
+    const message = branch.find((record) => isTranscriptMessage(record) && record.type === 'user' && record.uuid === messageId);
+    const prompt = message !== undefined && isTranscriptMessage(message) ? promptForResubmit(message).text : null;
+    const snapshots = session.history.state.snapshots;
+    // The last snapshot with the id counts, as everywhere.
+    const turnIndex = snapshots.map((snapshot) => snapshot.messageId).lastIndexOf(messageId);
+    const snapshot = snapshots[turnIndex];
+    const timestampText = snapshot?.timestamp ?? (message !== undefined && isTranscriptMessage(message) && typeof message.timestamp === 'string' ? new Date(message.timestamp) : undefined);
+    const timestamp = timestampText === undefined || Number.isNaN(timestampText.getTime()) ? null : timestampText;
+    const plain = session.history.canRestore(messageId)
+      ? await context.output.withProgress('comparing files', (onProgress) => session.history.getDiffStats(messageId, { onProgress }), { unit: 'files' })
+      : undefined;
+    const stats = plain === undefined ? null : { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
+    const reply = turnReplyText(branch, messageId) ?? null;
+    const colors = context.output.colors;
+    context.output.result(
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, turn: turnIndex === -1 ? null : turnIndex + 1, timestamp, prompt, reply, stats },
+      () => {
+        const replyLines = reply === null ? [] : escapeControl(reply, { keepLines: true }).split('\n');
+        return [
+          colors.bold(`${turnIndex === -1 ? 'prompt' : `turn ${turnIndex + 1}`}  ${displayId(messageId)}`) + (timestamp === null ? '' : `  ${formatTime(timestamp)}`),
+          `session ${displayId(session.sessionId)} (${displayPath(session.projectRoot)})`,
+          '',
+          prompt === null ? colors.dim('(prompt not recorded)') : escapeControl(prompt, { keepLines: true }),
+          '',
+          ...(stats === null
+            ? ['No checkpoint: only the conversation can be rewound here.']
+            : renderDiffStats(stats, colors, 'Rewinding here', { refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats) })),
+          ...(reply === null
+            ? []
+            : [
+                '',
+                colors.bold('Reply:'),
+                ...replyLines.slice(0, REPLY_EXCERPT_LINES).map((line) => `  ${line}`),
+                ...(replyLines.length > REPLY_EXCERPT_LINES ? [colors.dim(`  … ${replyLines.length - REPLY_EXCERPT_LINES} more lines (--json has all of it)`)] : []),
+              ]),
+        ];
+      },
+    );
+  } finally {
+    await session.close();
+  }
+}
