@@ -8,17 +8,10 @@
  *
  * Backups stream both ways and are written once (`If-None-Match: *`); change detection reads the
  * recorded size, mode and sha256 with HeadObject; resume copies on the server (CopyObject).
+ * The AWS SDK is imported on the first request, its multipart uploader only for a backup larger
+ * than one part (`sdk.ts`): a store that sends nothing loads none of it.
  */
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  S3Client,
-  type GetObjectCommandOutput,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import {
   ConflictError,
   CorruptError,
@@ -35,6 +28,7 @@ import {
   translateFsError,
   translateSourceError,
 } from '@fh/core';
+import { createHash } from 'node:crypto';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import * as fsPromises from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -47,6 +41,7 @@ import { MAX_PARTS, MIN_PART_SIZE_BYTES, S3_STORE_DEFAULTS, type S3BackupStoreOp
 import { listObjects, type S3Context } from './s3-context.js';
 import { S3SessionLocks } from './s3-session-lock.js';
 import { S3SessionLog, type LogCursor } from './s3-session-log.js';
+import { loadClientModule, loadStorageModule, type S3Sdk } from './sdk.js';
 import {
   isNotFound,
   isPreconditionFailed,
@@ -71,13 +66,16 @@ export class S3BackupStore implements BackupStore {
   readonly capabilities: StoreCapabilities = { hardLinks: false, serverSideCopy: true, locking: true, sha256: true };
   /** The real file system: sources are read from and restores written to the local disk. */
   readonly workspaceFs: WorkspaceFs = { ...fsPromises, statSync, lstatSync, realpathSync: (path: string) => realpathSync.native(path) } as unknown as WorkspaceFs;
-  /** The client every request goes through. */
-  readonly client: S3Client;
   readonly bucket: string;
   /** The normalised key prefix (`''` or ending in `/`). */
   readonly prefix: string;
 
-  private readonly ownsClient: boolean;
+  private readonly givenClient: S3Client | undefined;
+  private readonly clientConfig: S3BackupStoreOptions['clientConfig'];
+  private readonly forcePathStyle: boolean;
+  private sdkLoaded: Promise<S3Sdk> | undefined;
+  /** The client this store built (undefined until its first request, or when one was given). */
+  private builtClient: S3Client | undefined;
   private readonly layout: Layout;
   private readonly limit: LimitFunction;
   private readonly largeUploadLimit: LimitFunction;
@@ -124,19 +122,11 @@ export class S3BackupStore implements BackupStore {
     this.largeUploadLimit = pLimit(largeUploadConcurrency);
     this.partSizeBytes = partSizeBytes;
     this.uploadQueueSize = uploadQueueSize;
-    this.ownsClient = options.client === undefined;
-    this.client =
-      options.client ??
-      new S3Client({
-        requestHandler: {
-          connectionTimeout: S3_STORE_DEFAULTS.connectionTimeoutMs,
-          socketTimeout: S3_STORE_DEFAULTS.socketTimeoutMs,
-        },
-        ...options.clientConfig,
-        forcePathStyle: options.forcePathStyle ?? options.clientConfig?.forcePathStyle ?? false,
-      });
+    this.givenClient = options.client;
+    this.clientConfig = options.clientConfig;
+    this.forcePathStyle = options.forcePathStyle ?? options.clientConfig?.forcePathStyle ?? false;
     this.context = {
-      client: this.client,
+      sdk: () => this.sdk(),
       bucket: this.bucket,
       layout: this.layout,
       limit: this.limit,
@@ -144,6 +134,33 @@ export class S3BackupStore implements BackupStore {
       describe: (key) => `s3://${this.bucket}/${key}`,
     };
     this.locks = new S3SessionLocks(this.context, lockTtlMs);
+  }
+
+  /**
+   * The client every request goes through: the one given in the options, else one built from
+   * `clientConfig` on the first call (which imports the SDK, see `sdk.ts`).
+   */
+  async client(): Promise<S3Client> {
+    return (await this.sdk()).client;
+  }
+
+  /** The SDK module and the client, loaded once (see {@link S3BackupStore.client}). */
+  private sdk(): Promise<S3Sdk> {
+    this.sdkLoaded ??= loadClientModule().then((s3) => {
+      const client =
+        this.givenClient ??
+        new s3.S3Client({
+          requestHandler: {
+            connectionTimeout: S3_STORE_DEFAULTS.connectionTimeoutMs,
+            socketTimeout: S3_STORE_DEFAULTS.socketTimeoutMs,
+          },
+          ...this.clientConfig,
+          forcePathStyle: this.forcePathStyle,
+        });
+      if (this.givenClient === undefined) this.builtClient = client;
+      return { s3, client };
+    });
+    return this.sdkLoaded;
   }
 
   /**
@@ -200,7 +217,8 @@ export class S3BackupStore implements BackupStore {
     const key = this.layout.backupKey(sessionId, backupFileName);
     return this.limit(async () => {
       try {
-        const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+        const { client, s3 } = await this.sdk();
+        const head = await client.send(new s3.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
         return backupInfoOf(head.ContentLength ?? 0, head.Metadata);
       } catch (error) {
         if (isNotFound(error)) return null;
@@ -308,8 +326,9 @@ export class S3BackupStore implements BackupStore {
     const target = this.layout.backupKey(toSessionId, backupFileName);
     return this.limit(async () => {
       try {
-        await this.client.send(
-          new CopyObjectCommand({
+        const { client, s3 } = await this.sdk();
+        await client.send(
+          new s3.CopyObjectCommand({
             Bucket: this.bucket,
             Key: target,
             CopySource: copySource(this.bucket, source),
@@ -364,8 +383,9 @@ export class S3BackupStore implements BackupStore {
           const context = `deleteSession "${sessionId}" in s3://${this.bucket}/${this.prefix}`;
           let errors;
           try {
-            ({ Errors: errors } = await this.client.send(
-              new DeleteObjectsCommand({
+            const { client, s3 } = await this.sdk();
+            ({ Errors: errors } = await client.send(
+              new s3.DeleteObjectsCommand({
                 Bucket: this.bucket,
                 Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
               }),
@@ -415,51 +435,74 @@ export class S3BackupStore implements BackupStore {
     return false;
   }
 
-  /** Close the client's connections if the store built the client (a given client is left alone). */
+  /**
+   * Close the client's connections if the store built the client (a given client is left alone).
+   * The store stays usable: a later request opens new connections.
+   */
   destroy(): void {
-    if (this.ownsClient) this.client.destroy();
+    this.builtClient?.destroy();
   }
 
   private describe(key: string): string {
     return `s3://${this.bucket}/${key}`;
   }
 
+  /**
+   * Upload the file behind `handle` to `key` with its metadata; returns the size and sha256 of
+   * the bytes sent. A file of at most one part goes up in one PutObject from a buffer read here
+   * (the multipart uploader is not loaded); a bigger one streams through lib-storage's `Upload`.
+   */
   private async upload(key: string, handle: FileHandle, expected: BackupInfo & { sha256: string }): Promise<{ size: number; sha256: string }> {
+    const params = {
+      Bucket: this.bucket,
+      Key: key,
+      IfNoneMatch: '*',
+      ContentType: 'application/octet-stream',
+      Metadata: {
+        [METADATA.mode]: expected.mode.toString(8),
+        [METADATA.size]: String(expected.size),
+        [METADATA.sha256]: expected.sha256,
+      },
+    };
+    const failed = async (error: unknown): Promise<never> => {
+      if (isPreconditionFailed(error)) {
+        throw new ConflictError(`putBackup ${this.describe(key)}: the backup already exists (backups are written once)`, { cause: error });
+      }
+      throw await this.translate(error, `putBackup ${this.describe(key)}`);
+    };
+    if (expected.size <= this.partSizeBytes) {
+      const body = await readWhole(handle, expected.size);
+      try {
+        const { client, s3 } = await this.sdk();
+        await client.send(new s3.PutObjectCommand({ ...params, Body: body, ContentLength: body.length }));
+      } catch (error) {
+        return failed(error);
+      }
+      return { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+    }
+    const [{ client }, { Upload }] = await Promise.all([this.sdk(), loadStorageModule()]);
     const hashing = new HashingStream();
     const body = handle.createReadStream({ start: 0, autoClose: false, highWaterMark: READ_CHUNK_BYTES });
     body.on('error', (error) => hashing.destroy(error));
     const upload = new Upload({
-      client: this.client,
+      client,
       partSize: Math.max(this.partSizeBytes, Math.ceil(expected.size / MAX_PARTS)),
       queueSize: this.uploadQueueSize,
-      params: {
-        Bucket: this.bucket,
-        Key: key,
-        Body: body.pipe(hashing),
-        IfNoneMatch: '*',
-        ContentType: 'application/octet-stream',
-        Metadata: {
-          [METADATA.mode]: expected.mode.toString(8),
-          [METADATA.size]: String(expected.size),
-          [METADATA.sha256]: expected.sha256,
-        },
-      },
+      params: { ...params, Body: body.pipe(hashing) },
     });
     try {
       await upload.done();
     } catch (error) {
       body.destroy();
-      if (isPreconditionFailed(error)) {
-        throw new ConflictError(`putBackup ${this.describe(key)}: the backup already exists (backups are written once)`, { cause: error });
-      }
-      throw await this.translate(error, `putBackup ${this.describe(key)}`);
+      return failed(error);
     }
     return { size: hashing.bytes, sha256: hashing.digest() };
   }
 
   private async getObject(key: string, context: string): Promise<GetObjectCommandOutput> {
     try {
-      return await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const { client, s3 } = await this.sdk();
+      return await client.send(new s3.GetObjectCommand({ Bucket: this.bucket, Key: key }));
     } catch (error) {
       if (isNotFound(error)) throw new NotFoundError(`${context}: the backup does not exist`, { cause: error });
       throw await this.translate(error, context);
@@ -468,7 +511,8 @@ export class S3BackupStore implements BackupStore {
 
   private async deleteKey(key: string, context: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+      const { client, s3 } = await this.sdk();
+      await client.send(new s3.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
     } catch (error) {
       if (!isNotFound(error)) throw await this.translate(error, context);
     }
@@ -485,18 +529,34 @@ export class S3BackupStore implements BackupStore {
    */
   private async resolveTarget(): Promise<RequestTarget> {
     try {
-      const endpoint = await this.client.config.endpoint?.();
+      const client = await this.client();
+      const endpoint = await client.config.endpoint?.();
       if (endpoint) {
         const port = endpoint.port === undefined ? '' : `:${endpoint.port}`;
         return { endpoint: `${endpoint.protocol}//${endpoint.hostname}${port}${endpoint.path === '/' ? '' : endpoint.path}`, bucket: this.bucket };
       }
       const fromEnvironment = process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS === 'true' ? undefined : process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL;
       if (fromEnvironment) return { endpoint: fromEnvironment, bucket: this.bucket };
-      return { endpoint: `the AWS S3 endpoint of region ${await this.client.config.region()}`, bucket: this.bucket };
+      return { endpoint: `the AWS S3 endpoint of region ${await client.config.region()}`, bucket: this.bucket };
     } catch {
       return { endpoint: 'the AWS S3 endpoint (region not configured)', bucket: this.bucket };
     }
   }
+}
+
+/**
+ * The bytes of the file behind `handle` from its start, expecting `size` of them: reads up to one
+ * byte more, so a file that grew since it was hashed comes back longer (and `putBackup` retries).
+ */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
 }
 
 /**

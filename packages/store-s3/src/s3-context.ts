@@ -1,11 +1,13 @@
-import { ListObjectsV2Command, type S3Client, type _Object } from '@aws-sdk/client-s3';
+import type { _Object } from '@aws-sdk/client-s3';
 import type { FhError } from '@fh/core';
 import type { LimitFunction } from 'p-limit';
 import type { Layout } from './layout.js';
+import type { S3Sdk } from './sdk.js';
 
 /** What the store's parts (session log, lock) share: the client, the bucket and the limits. */
 export interface S3Context {
-  readonly client: S3Client;
+  /** The SDK module and the client, loaded on the first call (see `sdk.ts`); reject only if the SDK cannot be imported. */
+  sdk(): Promise<S3Sdk>;
   readonly bucket: string;
   readonly layout: Layout;
   /** Bounds requests in flight; never call it from inside a function it runs. */
@@ -27,8 +29,9 @@ export async function listObjects(context: S3Context, prefix: string, startAfter
   do {
     const page = await context.limit(async () => {
       try {
-        return await context.client.send(
-          new ListObjectsV2Command({
+        const { client, s3 } = await context.sdk();
+        return await client.send(
+          new s3.ListObjectsV2Command({
             Bucket: context.bucket,
             Prefix: prefix,
             ContinuationToken: continuationToken,

@@ -1,4 +1,3 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { FhError, LockedError, type SessionLock } from '@fh/core';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readlinkSync } from 'node:fs';
@@ -112,7 +111,8 @@ export class S3SessionLocks {
         if (etag === undefined) return;
         await this.context.limit(async () => {
           try {
-            await this.context.client.send(new DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: etag }));
+            const { client, s3 } = await this.context.sdk();
+            await client.send(new s3.DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: etag }));
           } catch (error) {
             if (isPreconditionFailed(error) || isNotFound(error)) return;
             const translated = await this.context.translate(error, `release session lock ${this.context.describe(key)}`);
@@ -131,8 +131,9 @@ export class S3SessionLocks {
     lease.expiresAtMs = Date.now() + this.ttlMs;
     return this.context.limit(async () => {
       try {
-        const response = await this.context.client.send(
-          new PutObjectCommand({
+        const { client, s3 } = await this.context.sdk();
+        const response = await client.send(
+          new s3.PutObjectCommand({
             Bucket: this.context.bucket,
             Key: key,
             Body: JSON.stringify(lease),
@@ -166,7 +167,8 @@ export class S3SessionLocks {
   private async readOnce(key: string): Promise<{ lease: LockLease | undefined; etag: string | undefined } | undefined> {
     return this.context.limit(async () => {
       try {
-        const response = await this.context.client.send(new GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
+        const { client, s3 } = await this.context.sdk();
+        const response = await client.send(new s3.GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
         const text = (await response.Body?.transformToString('utf8')) ?? '';
         return { lease: parseLease(text), etag: response.ETag };
       } catch (error) {

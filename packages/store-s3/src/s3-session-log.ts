@@ -1,4 +1,3 @@
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   ConflictError,
   formatJsonl,
@@ -123,8 +122,9 @@ export class S3SessionLog implements SessionLog {
    */
   private async putIfAbsent(key: string, body: string): Promise<boolean> {
     try {
-      await this.context.client.send(
-        new PutObjectCommand({
+      const { client, s3 } = await this.context.sdk();
+      await client.send(
+        new s3.PutObjectCommand({
           Bucket: this.context.bucket,
           Key: key,
           Body: body,
@@ -152,7 +152,8 @@ export class S3SessionLog implements SessionLog {
   /** The object's text, or undefined if it disappeared since it was listed. */
   private async readText(key: string): Promise<string | undefined> {
     try {
-      const response = await this.context.client.send(new GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
+      const { client, s3 } = await this.context.sdk();
+      const response = await client.send(new s3.GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
       const bytes = await response.Body?.transformToByteArray();
       return Buffer.from(bytes ?? new Uint8Array()).toString('utf8');
     } catch (error) {

@@ -1,0 +1,34 @@
+/**
+ * The AWS SDK, loaded on first use. Importing `@aws-sdk/client-s3` costs about 0.25 s and
+ * `@aws-sdk/lib-storage` about 0.2 s more, which an agent hook would pay on every event: the store
+ * imports the client module only when it sends its first request, and the multipart uploader only
+ * for a backup larger than one part. Each module is imported once per process.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+
+/** The `@aws-sdk/client-s3` module (its command classes and `S3Client`). */
+export type S3Module = typeof import('@aws-sdk/client-s3');
+
+/** The `@aws-sdk/lib-storage` module (its multipart `Upload`). */
+export type StorageModule = typeof import('@aws-sdk/lib-storage');
+
+/** The SDK module and the client every request of a store goes through. */
+export interface S3Sdk {
+  readonly s3: S3Module;
+  readonly client: S3Client;
+}
+
+let clientModule: Promise<S3Module> | undefined;
+let storageModule: Promise<StorageModule> | undefined;
+
+/** `@aws-sdk/client-s3`, imported on the first call. */
+export function loadClientModule(): Promise<S3Module> {
+  clientModule ??= import('@aws-sdk/client-s3');
+  return clientModule;
+}
+
+/** `@aws-sdk/lib-storage`, imported on the first call (only multipart uploads need it). */
+export function loadStorageModule(): Promise<StorageModule> {
+  storageModule ??= import('@aws-sdk/lib-storage');
+  return storageModule;
+}
