@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 /** Packages bundled into the output, so Node resolves and loads a few files instead of dozens. */
-const bundled = ['@fh/core', '@fh/store-fs', 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander', 'picocolors'];
+const bundled = ['@fh/core', '@fh/store-fs', '@fh/command-probe', 'ignore', 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander', 'picocolors'];
 
 const shared: Options = {
   format: ['esm'],

@@ -14,7 +14,7 @@ type CommandRunner = (context: CommandContext) => Promise<number | void>;
 
 /** Names of the commands, so `fh --claude <command>` is not read as a folder named <command>. */
 const COMMAND_NAMES = [
-  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'help',
+  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'run', 'help',
 ];
 
 /**
@@ -180,6 +180,12 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--commits <n>', 'how many commits to replay', parsePositiveInteger('--commits'), 30)
     .option('--keep', 'keep the temporary folders and print where they are')
     .action(action(async () => (await import('./commands/demo.js')).run));
+
+  program
+    .command('run')
+    .description("run a command and capture the files it changes into the session's latest checkpoint (for agents without hooks)")
+    .argument('<command...>', 'the command and its arguments (put -- before it)')
+    .action(action(async () => (await import('./commands/run.js')).run));
 
   const hook = program
     .command('hook')

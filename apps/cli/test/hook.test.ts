@@ -120,7 +120,11 @@ describe('fh hook', () => {
 describe('fh hook install', () => {
   const expectedCommand = `${process.execPath} ${cliPath} hook`;
   const fhHooks = (command: string) => ({
-    PreToolUse: [{ matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command }] }],
+    PreToolUse: [
+      { matcher: 'Write|Edit|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command }] },
+      { matcher: 'Bash', hooks: [{ type: 'command', command }] },
+    ],
+    PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }],
     UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }],
   });
 
@@ -153,7 +157,8 @@ describe('fh hook install', () => {
     expect(settings).toEqual({
       model: 'opus',
       hooks: {
-        PreToolUse: [previous.hooks.PreToolUse[0], fhHooks(expectedCommand).PreToolUse[0]],
+        PreToolUse: [previous.hooks.PreToolUse[0], ...fhHooks(expectedCommand).PreToolUse],
+        PostToolUse: fhHooks(expectedCommand).PostToolUse,
         Stop: previous.hooks.Stop,
         UserPromptSubmit: fhHooks(expectedCommand).UserPromptSubmit,
       },

@@ -14,6 +14,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { TRACKED_TOOLS } from '../hook-tools.js';
+import { COMMAND_TOOL } from '../command-window.js';
 import { describeStoreLocation } from '../store-uri.js';
 
 /** Options of `fh hook install`. */
@@ -41,7 +42,11 @@ type HookSettings = Record<string, HookGroup[]>;
 /** The hook entries fh needs, running `command` (see {@link hookCommand}). */
 export function fhHooks(command: string): HookSettings {
   return {
-    PreToolUse: [{ matcher: TRACKED_TOOLS.join('|'), hooks: [{ type: 'command', command }] }],
+    PreToolUse: [
+      { matcher: TRACKED_TOOLS.join('|'), hooks: [{ type: 'command', command }] },
+      { matcher: COMMAND_TOOL, hooks: [{ type: 'command', command }] },
+    ],
+    PostToolUse: [{ matcher: COMMAND_TOOL, hooks: [{ type: 'command', command }] }],
     UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }],
   };
 }

@@ -9,8 +9,13 @@
  *   from the one read of the session log, without taking the session lock: a snapshot made
  *   meanwhile tracks it too. With no snapshot
  *   in the session yet, a session-start checkpoint (a new message id, no prompt) is taken first.
- * - `UserPromptSubmit`: a new message id; the prompt is recorded as a user record in the session
- *   log, then the turn's snapshot is taken under that id.
+ * - `PreToolUse` / `PostToolUse` of Bash: begin / end a command window keyed by the event's
+ *   `tool_use_id` (`command-window.ts`): what the command changes is attached to the turn's
+ *   checkpoint. Windows whose PostToolUse never came are ended at the next Bash event once older
+ *   than `FH_COMMAND_WINDOW_MAX_MS`, and all of them at the next prompt.
+ * - `UserPromptSubmit`: open command windows are ended first (into the turn they ran in); then a
+ *   new message id; the prompt is recorded as a user record in the session log, then the turn's
+ *   snapshot is taken under that id.
  * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
  *
  * stdin is read once, linearly, up to the end of the event's JSON object (`hook-input.ts`). An
@@ -34,6 +39,8 @@ import type { CommandContext } from '../context.js';
 import type { LogRecord } from '@fh/core';
 import { TRACKED_TOOLS } from '../hook-tools.js';
 import { MAX_PARSED_EVENT_BYTES, readHookEvent } from '../hook-input.js';
+import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
+import { endStaleWindows, openCommandTools } from '../command-window.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 
 /** The fields of a hook event fh reads; others are ignored. */
@@ -44,6 +51,7 @@ export interface HookEvent {
   hook_event_name?: unknown;
   tool_name?: unknown;
   tool_input?: unknown;
+  tool_use_id?: unknown;
   prompt?: unknown;
 }
 
@@ -105,7 +113,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   const environment = options.environment ?? process.env;
   const eventName = event.hook_event_name;
   let path: string | undefined;
-  if (eventName === 'PreToolUse') {
+  const command = commandPhase(event);
+  if (command !== undefined) {
+    // A Bash command: handled below, once the session is open.
+  } else if (eventName === 'PreToolUse') {
     if (!(TRACKED_TOOLS as readonly unknown[]).includes(event.tool_name)) return;
     const input = (typeof event.tool_input === 'object' && event.tool_input !== null ? event.tool_input : {}) as Record<string, unknown>;
     const candidate = input.file_path ?? input.notebook_path;
@@ -176,10 +187,14 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   }
   // An edit needs only the newest snapshot (trackEdit attaches to it); a prompt makes a snapshot,
   // which needs the whole session (retention looks at the oldest ones).
-  const rebuild = absolutePath === undefined ? 'all' : 'latest';
+  const rebuild = absolutePath === undefined && command === undefined ? 'all' : 'latest';
   const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning, rebuild });
   try {
     if (!history.enabled) return;
+    if (command !== undefined) {
+      await handleCommandEvent(history, command, event, { location, environment, home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(), sessionId });
+      return;
+    }
     if (absolutePath !== undefined) {
       // No snapshot yet (no prompt seen, e.g. hooks installed mid-session): take a session-start
       // checkpoint first, so this edit has a turn to attach its backup to.
@@ -187,6 +202,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
       await history.trackEdit(absolutePath);
       return;
     }
+    // Commands still open ran in the turn that is ending: attach what they changed to its
+    // checkpoint before the new one is taken.
+    const home = environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir();
+    reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId), 0));
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
     // The records read before the lock hold the previous prompt: only this session's own

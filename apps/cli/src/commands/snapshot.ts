@@ -17,6 +17,7 @@ import { assertWritable } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { displayId, hasControlCharacter } from '../format.js';
 import { openSession } from '../open-session.js';
+import { describeMissed, endStaleWindows, openCommandTools } from '../command-window.js';
 
 /** Options of `fh snapshot`. */
 export interface SnapshotOptions {
@@ -50,6 +51,11 @@ export async function run(context: CommandContext, messageId: string, options: S
           cwd: context.cwd,
         }),
       ]);
+    }
+    // Command windows still open (an `fh run` that was killed) belong to the turn that ends here.
+    if (session.history.state.snapshots.length > 0) {
+      const tools = await openCommandTools(context.storeLocation, context.environment, context.home, session.sessionId);
+      for (const capture of await endStaleWindows(session.history, tools, 0)) for (const line of describeMissed(capture)) context.output.warn(line);
     }
     const snapshot = await session.history.makeSnapshot(messageId);
     const files = Object.keys(snapshot?.trackedFileBackups ?? {}).sort();

@@ -1,0 +1,97 @@
+/**
+ * Shell commands in command windows, for `fh hook` (PreToolUse/PostToolUse of `Bash`) and
+ * `fh run`: where a session's windows live, which window an event names, and the one-line
+ * reports. The capture itself is `history.beginCommand` / `endCommand` in `@fh/core`, over
+ * `@fh/command-probe`'s `NodeCommandProbe` (the real git, or a walk) and `FsCommandJournal`.
+ *
+ * Windows and the pre-image cache live in `{fs store folder}/commands/{sessionId}/` (for an S3
+ * store: `$FH_HOME/commands/{sessionId}/`, else `~/.fh/commands/...`: the saved git index must be
+ * on this machine anyway).
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { CommandCapture, CommandJournal, CommandProbe, CommandWindow, FileHistory } from '@fh/core';
+import type { StoreLocation } from './store-uri.js';
+
+/** The agent tool whose commands `fh hook` captures. */
+export const COMMAND_TOOL = 'Bash';
+
+/**
+ * How long a window may stay open before any later event of the session ends it, in ms, unless
+ * `FH_COMMAND_WINDOW_MAX_MS` says otherwise: 11 minutes, past the longest timeout Claude Code's
+ * Bash tool allows (10 minutes). Every prompt ends all open windows.
+ */
+export const DEFAULT_COMMAND_WINDOW_MAX_MS = 11 * 60 * 1000;
+
+/** The probe and journal of one session's command windows. */
+export interface CommandTools {
+  probe: CommandProbe;
+  journal: CommandJournal;
+  /** The folder they keep their files in. */
+  folder: string;
+}
+
+/** The folder of `sessionId`'s windows (see the module comment). */
+export function commandFolder(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string, sessionId: string): string {
+  if (location.kind === 'fs') return join(location.folder, 'commands', sessionId);
+  const fhHome = environment.FH_HOME !== undefined && environment.FH_HOME !== '' ? environment.FH_HOME : join(home, '.fh');
+  return join(fhHome, 'commands', sessionId);
+}
+
+/** Open the probe and journal for `sessionId` (imports `@fh/command-probe` on first use). */
+export async function openCommandTools(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string, sessionId: string): Promise<CommandTools> {
+  const { NodeCommandProbe, FsCommandJournal } = await import('@fh/command-probe');
+  const folder = commandFolder(location, environment, home, sessionId);
+  return { probe: new NodeCommandProbe({ stateDir: folder }), journal: new FsCommandJournal(folder), folder };
+}
+
+/**
+ * The window id for an event's `tool_use_id`: the id itself when it is a plain segment (Claude
+ * Code's `toolu_…`), else a sha256 of it, so any id names one file and no two ids share one.
+ */
+export function windowIdFor(toolUseId: string): string {
+  if (/^[A-Za-z0-9_-]{1,120}$/.test(toolUseId)) return toolUseId;
+  return `h-${createHash('sha256').update(toolUseId).digest('hex').slice(0, 40)}`;
+}
+
+/** `FH_COMMAND_WINDOW_MAX_MS` when it is a positive number, else the default. */
+export function commandWindowMaxMs(environment: NodeJS.ProcessEnv): number {
+  const value = Number(environment.FH_COMMAND_WINDOW_MAX_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_COMMAND_WINDOW_MAX_MS;
+}
+
+/**
+ * End the session's windows begun more than `maxAgeMs` ago (all of them when `maxAgeMs` is 0):
+ * commands whose PostToolUse never came. Returns their captures.
+ */
+export async function endStaleWindows(history: FileHistory, tools: CommandTools, maxAgeMs: number): Promise<CommandCapture[]> {
+  const startedBefore = maxAgeMs === 0 ? undefined : new Date(Date.now() - maxAgeMs);
+  return history.endOpenCommands({ probe: tools.probe, journal: tools.journal, ...(startedBefore === undefined ? {} : { startedBefore }) });
+}
+
+/** Human lines about what a window could not capture (empty when everything was captured). */
+export function describeMissed(capture: CommandCapture): string[] {
+  const lines: string[] = [];
+  for (const entry of capture.notCaptured) lines.push(`${entry.path} (${entry.change}) not captured: ${entry.reason}`);
+  if (capture.ignored.count > 0) {
+    const more = capture.ignored.count - capture.ignored.paths.length;
+    lines.push(`${capture.ignored.count} ignored path(s) changed, not captured: ${capture.ignored.paths.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+  }
+  return lines;
+}
+
+/** One line summing a window up: what was captured, to which checkpoint. */
+export function describeCapture(capture: CommandCapture): string {
+  if (capture.coveredBy !== undefined) return `command ${capture.windowId}: covered by the earlier command ${capture.coveredBy}, still running`;
+  const counts = new Map<string, number>();
+  for (const entry of capture.captured) counts.set(entry.change, (counts.get(entry.change) ?? 0) + 1);
+  const parts = [...counts].map(([change, count]) => `${count} ${change}`);
+  const what = capture.captured.length === 0 ? 'changed no file fh can capture' : `captured ${capture.captured.length} file(s) (${parts.join(', ')})`;
+  return `command ${capture.windowId}: ${what}${capture.messageId === undefined ? '' : ` into checkpoint ${capture.messageId}`}`;
+}
+
+/** One line about a begun window. */
+export function describeWindow(window: CommandWindow): string {
+  const kept = window.copied === 0 ? '' : `, backed up ${window.copied} dirty or untracked file(s) (${window.copiedBytes} bytes)`;
+  return `command ${window.windowId}: window open (${window.kind})${kept}`;
+}

@@ -1,0 +1,122 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
+
+const SESSION = '7a1c6a52-1c1e-4c36-9d55-3b0f5b7b1e07';
+
+/** A git repository in the sandbox's project with a few committed files, one of them dirty. */
+async function repository(box: Sandbox): Promise<void> {
+  await writeFiles(box.project, {
+    'src/app.ts': 'export const app = 1;\n',
+    'src/util.ts': 'export const util = 2;\n',
+    'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 },
+    'README.md': '# Project\n',
+  });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: box.project, env: { ...process.env, GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' } });
+  git('init', '-q', '-b', 'main');
+  git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '-A');
+  git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'base');
+  await writeFiles(box.project, { 'README.md': '# Project\n\nuncommitted\n' });
+}
+
+/** A hook event as Claude Code sends it. */
+function event(box: Sandbox, fields: Record<string, unknown>): string {
+  return JSON.stringify({ session_id: SESSION, transcript_path: `${box.home}/t.jsonl`, cwd: box.project, permission_mode: 'default', ...fields });
+}
+
+const prompt = (box: Sandbox, text: string) => event(box, { hook_event_name: 'UserPromptSubmit', prompt: text });
+const bash = (box: Sandbox, phase: 'PreToolUse' | 'PostToolUse', id: string, command: string) =>
+  event(box, { hook_event_name: phase, tool_name: 'Bash', tool_input: { command }, tool_use_id: id, ...(phase === 'PostToolUse' ? { tool_response: { stdout: '' } } : {}) });
+
+function hook(box: Sandbox, input: string) {
+  return runCli(['hook'], { home: box.home, cwd: box.project, input, env: { CLAUDE_PROJECT_DIR: box.project } });
+}
+
+function sh(box: Sandbox, script: string): void {
+  execFileSync('bash', ['-c', script], { cwd: box.project });
+}
+
+const quiet = { exitCode: 0, stdout: '', stderr: '' };
+
+async function fhJson<T>(box: Sandbox, args: readonly string[]): Promise<T> {
+  const result = await runCli(['--json', '--session', SESSION, ...args], { home: box.home, cwd: box.project });
+  if (result.exitCode !== 0) throw new Error(`fh ${args.join(' ')} exited ${result.exitCode}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+describe('fh hook: Bash commands in command windows', () => {
+  it('captures rm -rf and sed -i through PreToolUse/PostToolUse; fh list, diff, rewind and undo see them', async () => {
+    const box = await sandbox();
+    await repository(box);
+    expect(await hook(box, prompt(box, 'tidy up'))).toEqual(quiet);
+    const before = await readTree(box.project);
+    expect(await hook(box, bash(box, 'PreToolUse', 'toolu_01', 'rm -rf src && sed -i s/Project/Thing/ README.md'))).toEqual(quiet);
+    sh(box, 'rm -rf src && sed -i s/Project/Thing/ README.md');
+    expect(await hook(box, bash(box, 'PostToolUse', 'toolu_01', 'rm -rf src && sed -i s/Project/Thing/ README.md'))).toEqual(quiet);
+    const after = await readTree(box.project);
+    expect(await hook(box, prompt(box, 'next'))).toEqual(quiet);
+
+    const list = await fhJson<{ checkpoints: Array<{ messageId: string; filesChanged: string[] }> }>(box, ['list']);
+    expect(list.checkpoints[0]?.filesChanged).toEqual(['README.md', 'src/app.ts', 'src/util.ts']);
+    const first = list.checkpoints[0]?.messageId as string;
+    const diff = await fhJson<{ files: Array<{ path: string; status: string }> }>(box, ['diff', first]);
+    expect(diff.files.map((file) => [file.path, file.status])).toEqual([
+      ['README.md', 'modified'],
+      ['src/app.ts', 'deleted'],
+      ['src/util.ts', 'deleted'],
+    ]);
+    await fhJson(box, ['rewind', first, '--mode', 'code', '--yes']);
+    expect(await readTree(box.project)).toEqual(before);
+    await fhJson(box, ['undo']);
+    expect(await readTree(box.project)).toEqual(after);
+  });
+
+  it('keeps parallel commands apart, and ends a window whose PostToolUse never came at the next prompt', async () => {
+    const box = await sandbox();
+    await repository(box);
+    expect(await hook(box, prompt(box, 'go'))).toEqual(quiet);
+    const before = await readTree(box.project);
+    expect(await hook(box, bash(box, 'PreToolUse', 'toolu_A', 'slow'))).toEqual(quiet);
+    sh(box, 'echo A > src/app.ts');
+    expect(await hook(box, bash(box, 'PreToolUse', 'toolu_B', 'fast'))).toEqual(quiet);
+    sh(box, 'echo B > src/app.ts && chmod +x src/util.ts && echo new > new.txt');
+    expect(await hook(box, bash(box, 'PostToolUse', 'toolu_B', 'fast'))).toEqual(quiet);
+    // toolu_A's PostToolUse never comes: the next prompt ends its window into this turn.
+    expect(await hook(box, prompt(box, 'next'))).toEqual(quiet);
+    const list = await fhJson<{ checkpoints: Array<{ messageId: string; filesChanged: string[] }> }>(box, ['list']);
+    expect(list.checkpoints[0]?.filesChanged).toEqual(['new.txt', 'src/app.ts', 'src/util.ts']);
+    await fhJson(box, ['rewind', list.checkpoints[0]?.messageId as string, '--mode', 'code', '--yes']);
+    expect(await readTree(box.project)).toEqual(before);
+  });
+
+  it('reports an ignored file the command touched on stderr, and captures nothing for it', async () => {
+    const box = await sandbox();
+    await repository(box);
+    await writeFiles(box.project, { '.gitignore': '*.log\n', 'debug.log': 'x\n' });
+    expect(await hook(box, prompt(box, 'go'))).toEqual(quiet);
+    expect(await hook(box, bash(box, 'PreToolUse', 'toolu_L', 'log'))).toEqual(quiet);
+    sh(box, 'echo more >> debug.log');
+    const post = await hook(box, bash(box, 'PostToolUse', 'toolu_L', 'log'));
+    expect(post).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: command toolu_L: 1 ignored path(s) changed, not captured: debug.log\n' });
+  });
+});
+
+describe('fh run', () => {
+  it('runs the command, passes its exit code through, and captures what it changed', async () => {
+    const box = await sandbox();
+    await repository(box);
+    expect((await box.fh(['--session', SESSION, 'snapshot', 'm1'])).exitCode).toBe(0);
+    const before = await readTree(box.project);
+    const result = await box.fh(['--json', '--session', SESSION, 'run', '--', 'bash', '-c', 'mv build.sh tools.sh && echo half > src/app.ts && exit 4']);
+    expect(result.exitCode).toBe(4);
+    const document = JSON.parse(result.stdout);
+    expect(document).toMatchObject({ sessionId: SESSION, messageId: 'm1', exitCode: 4, notCaptured: [], ignored: { count: 0, paths: [] } });
+    expect(document.captured).toEqual([
+      { path: 'build.sh', change: 'deleted', source: 'git' },
+      { path: 'src/app.ts', change: 'modified', source: 'git' },
+      { path: 'tools.sh', change: 'created', source: 'created' },
+    ]);
+    expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(before);
+  });
+});
