@@ -4,6 +4,7 @@ import { git, makeScenarioRepository, repositoryRoot, runCli, tempFolder, writeF
 
 interface DemoTurnJson {
   turn: number;
+  kind: string;
   subject: string;
   files: number;
   insertions: number;
@@ -68,6 +69,8 @@ describe('fh demo', () => {
       ['after the merge', 2, 2, 0, [], true],
     ]);
     expect(report.turns.flatMap((turn) => turn.mismatches)).toEqual([]);
+    // Every third turn went through a shell command (git rm / git checkout) in a command window.
+    expect(report.turns.map((turn) => turn.kind)).toEqual(['edit', 'edit', 'shell', 'edit', 'edit', 'shell', 'edit', 'edit', 'shell', 'edit']);
     expect(report.trackedFiles).toBe(11);
     expect(report.replayVerified).toBe(true);
     expect(report.undo).toEqual({ ms: expect.any(Number), verified: true, mismatches: [], skipped: false });
@@ -95,7 +98,7 @@ describe('fh demo', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`Replaying 1 commit of ${repository} as agent turns`);
     expect(result.stdout).toContain('(asked for 30; the first-parent history of HEAD has only 1 non-merge commit, so all of them are replayed)');
-    expect(result.stdout).toMatch(/\n +1 +[0-9a-f]{8} the only commit +2 +\+2 -0 +[\d.]+ ms +verified\n/);
+    expect(result.stdout).toMatch(/\n +1 +edit +[0-9a-f]{8} the only commit +2 +\+2 -0 +[\d.]+ ms +verified\n/);
     expect(result.stdout).toContain('All checkpoints verified.');
   });
 
@@ -135,7 +138,8 @@ describe('fh demo', () => {
     const result = await demo(['--repo', repositoryRoot]);
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    const rows = result.stdout.split('\n').filter((line) => /^ +\d+ +[0-9a-f]{8} /.test(line));
+    const rows = result.stdout.split('\n').filter((line) => /^ +\d+ +(edit|shell) +[0-9a-f]{8} /.test(line));
+    expect(rows.some((row) => / shell /.test(row))).toBe(true);
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.length).toBeLessThanOrEqual(30);
     for (const row of rows) expect(row).toMatch(/ verified$/);

@@ -4,3 +4,4 @@
  */
 import './core-scenarios.js';
 import './hook-scenarios.js';
+import './shell-scenarios.js';

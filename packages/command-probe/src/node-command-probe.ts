@@ -21,7 +21,7 @@ import type { BlobRequest, CommandProbe, EntryFacts, JsonValue, MaterializedBlob
 import { factsOf, MISSING_FACTS } from '@fh/core';
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
 
@@ -65,7 +65,7 @@ export class NodeCommandProbe implements CommandProbe {
   }
 
   async begin(projectRoot: string, windowId: string): Promise<ProbeBegin> {
-    const located = await this.locateRepository(projectRoot);
+    const located = this.locateRepository(projectRoot);
     if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot) };
     await mkdir(this.stateDir, { recursive: true });
     const indexCopy = join(this.stateDir, `${windowId}.index`);
@@ -130,13 +130,25 @@ export class NodeCommandProbe implements CommandProbe {
     return ((gitMode & 0o111) !== 0 ? 0o777 : 0o666) & ~this.umask;
   }
 
-  /** The work tree holding `projectRoot`, or undefined when it is not in one. */
-  private async locateRepository(projectRoot: string): Promise<{ top: string; prefix: string; index: string } | undefined> {
-    const result = await runGit(this.gitBinary, projectRoot, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--show-prefix', '--git-path', 'index']);
-    if (result.code !== 0) return undefined;
-    const [inside, top, prefix, index] = result.stdout.toString('utf8').split('\n');
-    if (inside !== 'true' || top === undefined || index === undefined) return undefined;
-    return { top, prefix: prefix ?? '', index: resolve(projectRoot, index) };
+  /**
+   * The work tree holding `projectRoot`, or undefined when it is not in one: the nearest folder
+   * at or above it with a `.git` folder (or a `.git` file naming the git folder, as worktrees and
+   * submodules have), found without starting git. The index is `index` in that git folder.
+   */
+  private locateRepository(projectRoot: string): { top: string; prefix: string; index: string } | undefined {
+    let top = projectRoot;
+    for (;;) {
+      const dotGit = join(top, '.git');
+      const stats = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (stats?.isDirectory() === true) return { top, prefix: prefixOf(top, projectRoot), index: join(dotGit, 'index') };
+      if (stats?.isFile() === true) {
+        const match = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+        if (match !== null) return { top, prefix: prefixOf(top, projectRoot), index: join(resolve(top, (match[1] as string).trim()), 'index') };
+      }
+      const parent = dirname(top);
+      if (parent === top) return undefined;
+      top = parent;
+    }
   }
 
   /** `git status` of the project folder against the saved index. Throws with git's message on failure. */
@@ -144,12 +156,18 @@ export class NodeCommandProbe implements CommandProbe {
     const result = await runGit(
       this.gitBinary,
       projectRoot,
-      ['-c', 'core.quotePath=false', '-c', 'status.relativePaths=false', 'status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignored=matching', '--no-renames', '--ignore-submodules=none', '--', '.'],
+      ['-c', 'core.quotePath=false', '-c', 'status.relativePaths=false', 'status', '--porcelain=v2', '-z', '--untracked-files=all', '--ignored=matching', '--no-renames', '--ignore-submodules=none', ...(state.prefix === '' ? [] : ['--', '.'])],
       { env: { GIT_INDEX_FILE: state.indexCopy } },
     );
     if (result.code !== 0) throw new Error(`git status failed in ${projectRoot} (exit ${result.code}): ${result.stderr.trim()}`);
     return parseStatus(result.stdout);
   }
+}
+
+/** The project folder relative to the work tree's top, with `/` separators and a trailing `/` (empty at the top). */
+function prefixOf(top: string, projectRoot: string): string {
+  const inside = relative(top, projectRoot);
+  return inside === '' ? '' : `${inside.split(sep).join('/')}/`;
 }
 
 /** `path` (relative to the work tree's top) relative to the project folder, or undefined outside it. */

@@ -10,7 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { FileHistory, MAX_SNAPSHOTS, RewindSession, type RewindResult } from '@fh/core';
+import { FileHistory, MAX_SNAPSHOTS, MemoryCommandJournal, RewindSession, type RewindResult } from '@fh/core';
+import { execFile } from 'node:child_process';
+import { describeMissed } from '../command-window.js';
 import { FsBackupStore } from '@fh/store-fs';
 import { ExitCode, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -51,10 +53,17 @@ export async function run(context: CommandContext, options: DemoCommandOptions):
         history = opened;
         rewinder = new RewindSession({ history: opened });
         const session = rewinder;
+        const { NodeCommandProbe } = await import('@fh/command-probe');
+        const tools = { probe: new NodeCommandProbe({ stateDir: join(workFolder, 'commands') }), journal: new MemoryCommandJournal() };
         return {
           trackEdit: (path) => opened.trackEdit(path),
           makeSnapshot: (messageId) => opened.makeSnapshot(messageId),
           rewind: async (messageId) => (await session.restore({ messageId, mode: 'code' })).code as RewindResult,
+          runCommand: async (commands) => {
+            const window = await opened.beginCommand({ ...tools, command: commands.map((command) => command.join(' ')).join(' && ') });
+            for (const command of commands) await runInWorkspace(workspace, command);
+            return describeMissed(await opened.endCommand(window.windowId, tools));
+          },
         };
       },
       undoLastRewind: async () => {
@@ -87,6 +96,7 @@ function renderReport(context: CommandContext, report: ReplayReport, options: De
       report.turns,
       [
         { header: 'turn', value: (turn) => String(turn.turn), right: true },
+        { header: 'kind', value: (turn) => turn.kind },
         { header: 'commit', value: (turn) => `${turn.commit.slice(0, 8)} ${turn.subject}`, maxWidth: 60 },
         { header: 'files', value: (turn) => String(turn.files), right: true },
         { header: '+/-', value: (turn) => `${colors.green(`+${turn.insertions}`)} ${colors.red(`-${turn.deletions}`)}`, right: true },
@@ -121,6 +131,16 @@ function renderReport(context: CommandContext, report: ReplayReport, options: De
   lines.push(report.ok ? colors.green('All checkpoints verified.') : colors.red('Verification failed.'));
   if (options.keep === true) lines.push(`Work folder kept: ${workFolder}`);
   return lines;
+}
+
+/** Run one command of a shell turn in the workspace; rejects with its stderr when it fails. */
+function runInWorkspace(workspace: string, command: readonly string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(command[0] as string, command.slice(1), { cwd: workspace, maxBuffer: 1 << 26 }, (error, _stdout, stderr) => {
+      if (error) reject(new Error(`${command.slice(0, 4).join(' ')} …: ${String(stderr).trim() || error.message}`));
+      else resolvePromise();
+    });
+  });
 }
 
 function formatMs(ms: number): string {

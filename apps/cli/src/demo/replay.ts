@@ -9,11 +9,18 @@
  * the replay touched with git's tree at that checkpoint: presence, bytes, executable bit. Finally
  * the last rewind is undone and the workspace compared again.
  *
+ * Shell turns: when the history can run commands (`runCommand`), every third turn applies its
+ * commit through a shell command instead, inside a command window (`beginCommand` /
+ * `endCommand`): `git rm` and `git checkout <commit> -- <paths>` in the workspace, which is then a
+ * git work tree of its own (its objects borrowed from the repository through
+ * `objects/info/alternates`, so nothing is copied and the repository is only read). What the
+ * command changed is captured by the window, not by `trackEdit`, and verified the same way.
+ *
  * Symlinks and submodules are reported and skipped (fh backs up regular files only).
  */
 import { randomUUID } from 'node:crypto';
 import { chmod, lstat, mkdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RewindResult } from '@fh/core';
 import { UsageError } from '../cli-errors.js';
@@ -24,7 +31,16 @@ export interface DemoHistory {
   trackEdit(path: string): Promise<unknown>;
   makeSnapshot(messageId: string): Promise<unknown>;
   rewind(messageId: string): Promise<RewindResult>;
+  /**
+   * Optional: run `command` (argument lists run one after the other in the workspace, no shell
+   * parsing) inside a command window, and return what the window could not capture (one line
+   * each). Present: every third turn is a shell turn.
+   */
+  runCommand?(commands: ReadonlyArray<readonly string[]>): Promise<string[]>;
 }
+
+/** Every how many turns one is applied through a shell command (when the history can). */
+const SHELL_TURN_EVERY = 3;
 
 /** What the replay needs. */
 export interface ReplayOptions {
@@ -45,6 +61,8 @@ export interface ReplayOptions {
 export interface DemoTurn {
   /** 1-based turn number (oldest commit first). */
   turn: number;
+  /** `edit`: applied file by file with trackEdit; `shell`: through a shell command in a command window. */
+  kind: 'edit' | 'shell';
   messageId: string;
   commit: string;
   subject: string;
@@ -117,12 +135,13 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
     });
 
     const history = await options.openHistory();
+    if (history.runCommand !== undefined) await prepareWorkTree(git, workspace, baseTree, baseCommit);
     let steps = 0;
     const step = (): void => {
       steps += 1;
       options.onStep?.(steps, commits.length * 2);
     };
-    const checkpoints: Array<{ messageId: string; tree: string; turn: Omit<DemoTurn, 'rewindMs' | 'rewoundFiles' | 'verified' | 'mismatches'> }> = [];
+    const checkpoints: Array<{ messageId: string; tree: string; notCaptured: string[]; turn: Omit<DemoTurn, 'rewindMs' | 'rewoundFiles' | 'verified' | 'mismatches'> }> = [];
     const replayStart = performance.now();
     let previous = baseTree;
     for (const [index, commit] of commits.entries()) {
@@ -147,18 +166,26 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
           if (change.status === 'D' || change.status === 'R') removals.push(change.fromPath);
           if (change.status !== 'D') writes.push({ path: change.toPath, entry: { mode: change.toMode, id: change.toId } });
         }
-        const track = async (path: string): Promise<void> => {
-          await history.trackEdit(path);
-          touched.add(path);
-        };
-        await forEachLimited(removals, track);
-        await forEachLimited(removals, (path) => removeFile(workspace, path));
-        await forEachLimited(writes, ({ path }) => track(path));
-        await forEachLimited(writes, ({ path, entry }) => writeEntry(workspace, path, entry, blobs));
+        const shell = history.runCommand !== undefined && index % SHELL_TURN_EVERY === SHELL_TURN_EVERY - 1 && (removals.length > 0 || writes.length > 0);
+        let notCaptured: string[] = [];
+        if (shell) {
+          for (const path of [...removals, ...writes.map((write) => write.path)]) touched.add(path);
+          notCaptured = await (history.runCommand as NonNullable<DemoHistory['runCommand']>)(shellCommands(commit.id, removals, writes.map((write) => write.path)));
+        } else {
+          const track = async (path: string): Promise<void> => {
+            await history.trackEdit(path);
+            touched.add(path);
+          };
+          await forEachLimited(removals, track);
+          await forEachLimited(removals, (path) => removeFile(workspace, path));
+          await forEachLimited(writes, ({ path }) => track(path));
+          await forEachLimited(writes, ({ path, entry }) => writeEntry(workspace, path, entry, blobs));
+        }
         checkpoints.push({
           messageId,
           tree: previous,
-          turn: { turn: index + 1, messageId, commit: commit.id, subject: commit.subject, files: changes.length, ...counts, skipped },
+          notCaptured,
+          turn: { turn: index + 1, kind: shell ? 'shell' : 'edit', messageId, commit: commit.id, subject: commit.subject, files: changes.length, ...counts, skipped },
         });
       } catch (error) {
         throw new Error(`replaying turn ${index + 1} (${commit.id.slice(0, 8)} ${commit.subject}): ${errorMessage(error)}`, { cause: error });
@@ -192,6 +219,7 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
       }
       const rewindMs = performance.now() - start;
       const mismatches = [
+        ...checkpoint.notCaptured.map((line) => `the shell command's window did not capture ${line}`),
         ...(rewindError === undefined ? [] : [rewindError]),
         ...(result?.failed ?? []).map((failure) => `${failure.path}: rewind failed: ${failure.error.message}`),
         ...(await compareWithTree(workspace, verifiable, await treeOf(checkpoint.tree), format)),
@@ -244,6 +272,37 @@ export async function replayRepository(options: ReplayOptions): Promise<ReplayRe
   } finally {
     blobs.close();
   }
+}
+
+/** Paths per `git rm` / `git checkout` command line. */
+const PATHS_PER_COMMAND = 200;
+
+/** The shell turn's commands: `git rm` of the removals, then `git checkout <commit> -- <writes>`. */
+function shellCommands(commit: string, removals: readonly string[], writes: readonly string[]): string[][] {
+  const commands: string[][] = [];
+  for (let start = 0; start < removals.length; start += PATHS_PER_COMMAND) {
+    const paths = removals.slice(start, start + PATHS_PER_COMMAND);
+    // --cached --ignore-unmatch then rm: a path the index does not know (an earlier edit turn
+    // created it) is removed from the work tree all the same.
+    commands.push(['git', 'rm', '-q', '-f', '--cached', '--ignore-unmatch', '--', ...paths], ['rm', '-f', '--', ...paths]);
+  }
+  for (let start = 0; start < writes.length; start += PATHS_PER_COMMAND) commands.push(['git', 'checkout', '-q', commit, '--', ...writes.slice(start, start + PATHS_PER_COMMAND)]);
+  return commands;
+}
+
+/**
+ * Make the workspace a git work tree of its own for shell turns: `git init`, the repository's
+ * objects borrowed through `objects/info/alternates` (nothing copied, the repository only read),
+ * the index and HEAD set to the starting tree.
+ */
+async function prepareWorkTree(git: Git, workspace: string, baseTree: string, baseCommit: string | null): Promise<void> {
+  const objects = resolve(git.repositoryRoot, await git.text(['rev-parse', '--git-path', 'objects']));
+  const local = new Git(workspace);
+  await local.run(['init', '-q']);
+  await writeFile(join(workspace, '.git', 'objects', 'info', 'alternates'), `${objects}\n`);
+  await local.run(['read-tree', baseTree]);
+  if (baseCommit !== null) await local.run(['update-ref', 'HEAD', baseCommit]);
+  await local.run(['update-index', '-q', '--refresh']).catch(() => undefined);
 }
 
 async function chooseBase(git: Git, oldest: CommitInfo): Promise<{ baseTree: string; baseCommit: string | null; baseNote: string | null }> {
