@@ -22,6 +22,13 @@ export interface RestoreStateOptions {
   onWarning?: RecordWarningHandler;
   /** Most snapshots kept (the oldest are dropped first). Default {@link MAX_SNAPSHOTS}. */
   maxSnapshots?: number;
+  /**
+   * Called with every record in order (all types, before it is read); relative keys of that
+   * record resolve against the absolute folder it returns instead of `projectRoot` (Claude Code
+   * keys by the base folder in effect when it wrote the record: a worktree after `EnterWorktree`,
+   * see `baseFolderTracker`). Default: every key resolves against `projectRoot`.
+   */
+  baseFolder?: (record: unknown) => string;
 }
 
 type PathApi = typeof posix;
@@ -35,11 +42,11 @@ function pathApiFor(projectRoot: string): PathApi {
  * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
  * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
  */
-function toTrackingKey(key: string, root: string, path: PathApi): { key: string } | { reason: string } {
+function toTrackingKey(key: string, root: string, path: PathApi, base: string = root): { key: string } | { reason: string } {
   if (key.includes('\0')) return { reason: 'contains a NUL character' };
   let relative: string;
-  if (path.isAbsolute(key)) {
-    relative = path.relative(root, path.normalize(key));
+  if (path.isAbsolute(key) || base !== root) {
+    relative = path.relative(root, path.resolve(base, key));
     if (path.isAbsolute(relative)) return { reason: `is outside the project root ${root}` };
   } else {
     relative = path.normalize(key);
@@ -65,6 +72,8 @@ function toTrackingKey(key: string, root: string, path: PathApi): { key: string 
  *   non-update record per turn, this is the same as Claude Code's own rebuild.
  * - A delta adds one file's backup to the latest snapshot of its `snapshotMessageId`; a delta for
  *   a snapshot not seen yet is skipped with a warning.
+ * - Relative keys resolve against `baseFolder(record)` when that option is given (else against
+ *   `projectRoot`); the result is then treated as an absolute key.
  * - Absolute keys inside `projectRoot` become relative tracking keys (`/` separators); keys outside
  *   it (or climbing out with `..`) are dropped with a warning. If two keys of one snapshot map to
  *   the same tracking key, the higher version wins.
@@ -95,11 +104,13 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
 
   const trackingKeys = new Map<string, ReturnType<typeof toTrackingKey>>();
   const parsedBackups: BackupParseCache = new Map();
+  let base = root;
   const lookup = (key: string): ReturnType<typeof toTrackingKey> => {
-    let result = trackingKeys.get(key);
+    const cacheKey = base === root || path.isAbsolute(key) ? key : `${base}\0${key}`;
+    let result = trackingKeys.get(cacheKey);
     if (result === undefined) {
-      result = toTrackingKey(key, root, path);
-      trackingKeys.set(key, result);
+      result = toTrackingKey(key, root, path, base);
+      trackingKeys.set(cacheKey, result);
     }
     return result;
   };
@@ -113,6 +124,7 @@ export function restoreStateFromLog(records: Iterable<unknown>, options: Restore
   };
 
   for (const record of records) {
+    if (options.baseFolder !== undefined) base = path.resolve(options.baseFolder(record));
     if (typeof record === 'object' && record !== null && (record as { type?: unknown }).type === FH_SESSION_RECORD_TYPE) {
       const session = parseFhSessionRecord(record, warn);
       if (session?.snapshotSequenceOffset !== undefined) sequenceOffset = Math.max(sequenceOffset, session.snapshotSequenceOffset);
