@@ -25,3 +25,4 @@ export * from './session/index.js';
 export * from './state/log-ends.js';
 export { realPathOrNearest } from './track/resolve-links.js';
 export * from './command/index.js';
+export * from './transcript/index.js';

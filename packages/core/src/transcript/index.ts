@@ -1,0 +1,2 @@
+export * from './base-folders.js';
+export * from './outside-files.js';
