@@ -17,11 +17,12 @@ function byId(records: ConversationRecord[], uuid: string): TranscriptMessage {
 }
 
 describe('selectableUserMessages', () => {
-  it('lists only typed prompts, in order, then the current prompt', () => {
+  it('lists the prompts (slash commands included), in order, then the current prompt', () => {
     const records = fixtureConversation();
     const entries = selectableUserMessages(records);
     expect(entries.map((entry) => [entry.messageId, entry.index, entry.text, entry.imageCount, entry.isCurrentPrompt])).toEqual([
       ['u1', 1, 'Fix the bug in add.ts', 0, false],
+      ['c1', 7, '/model opus', 0, false],
       ['u2', 9, 'Now make it faster, see the screenshot', 1, false],
       ['b1', 14, 'ls -la', 0, false],
       ['u3', 16, 'Add a test', 0, false],
@@ -29,7 +30,7 @@ describe('selectableUserMessages', () => {
     ]);
     expect(entries[0]?.message).toBe(records[1]);
     expect(entries[0]?.timestamp).toBe('2026-01-01T00:00:01.000Z');
-    expect(entries[4]?.message).toBeNull();
+    expect(entries[5]?.message).toBeNull();
   });
 
   it('an empty conversation has only the current prompt', () => {
@@ -42,7 +43,6 @@ describe('selectableUserMessages', () => {
     ['a1', 'an assistant message'],
     ['r1', 'a tool_result carrier'],
     ['m1', 'a meta caveat'],
-    ['c1', 'slash-command input (<command-name>)'],
     ['o1', 'local command output (<local-command-stdout>)'],
     ['s1', 'a side-chain (sub-agent) message'],
     ['i1', 'an interrupt marker'],
@@ -52,12 +52,18 @@ describe('selectableUserMessages', () => {
     expect(isSelectableUserMessage(byId(fixtureConversation(), uuid))).toBe(false);
   });
 
-  it('rejects compact summaries, transcript-only records, non-human origins and interrupt strings', () => {
+  it('offers slash-command prompts (Claude Code does)', () => {
+    expect(isSelectableUserMessage(byId(fixtureConversation(), 'c1'))).toBe(true);
+  });
+
+  it('rejects compact summaries and continuations, transcript-only records and interrupt strings; the origin does not matter', () => {
     const base: TranscriptMessage = { type: 'user', uuid: 'x', parentUuid: null, message: { role: 'user', content: 'hello' } };
     expect(isSelectableUserMessage(base)).toBe(true);
     expect(isSelectableUserMessage({ ...base, isCompactSummary: true })).toBe(false);
     expect(isSelectableUserMessage({ ...base, isVisibleInTranscriptOnly: true })).toBe(false);
-    expect(isSelectableUserMessage({ ...base, origin: { kind: 'channel' } })).toBe(false);
+    expect(isSelectableUserMessage({ ...base, origin: { kind: 'channel' } })).toBe(true);
+    expect(isSelectableUserMessage({ ...base, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context.' } })).toBe(false);
+    expect(isSelectableUserMessage({ ...base, message: { role: 'user', content: 'look at this: <bash-stderr>boom</bash-stderr>' } })).toBe(false);
     expect(isSelectableUserMessage({ ...base, origin: { kind: 'human' } })).toBe(true);
     expect(isSelectableUserMessage({ ...base, message: { role: 'user', content: '[Request interrupted by user for tool use]' } })).toBe(false);
     expect(isSelectableUserMessage({ ...base, message: { role: 'user', content: '<teammate-message from="b">hi</teammate-message>' } })).toBe(false);

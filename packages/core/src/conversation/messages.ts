@@ -123,23 +123,26 @@ export const SYNTHETIC_MESSAGE_TEXTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Opening tags of user-role records that carry output or notifications rather than typed
- * prompts: slash-command invocations and their output, `!` shell output, task notifications,
- * ticks and messages from other agents.
+ * Tags of user-role records that carry output or notifications rather than prompts (Claude Code's
+ * selectableUserMessagesFilter, 2.0.x to 2.1.27x): local slash-command output, `!` shell output,
+ * task notifications, ticks and messages from other agents. A message whose text holds one of
+ * these anywhere is not a prompt. Slash-command invocations (`<command-name>`) are prompts.
  */
 export const NON_PROMPT_TAGS: readonly string[] = [
   '<local-command-stdout>',
   '<local-command-stderr>',
-  '<local-command-caveat>',
-  '<command-name>',
-  '<command-message>',
-  '<command-args>',
   '<bash-stdout>',
   '<bash-stderr>',
   '<task-notification>',
   '<tick>',
   '<teammate-message',
 ];
+
+/**
+ * How the message Claude Code writes after compacting a conversation begins (older versions do
+ * not mark it `isCompactSummary`); it continues the conversation and is never offered as a prompt.
+ */
+export const COMPACT_CONTINUATION_PREFIX = 'This session is being continued from a previous conversation';
 
 /** True for a record that is a message of the conversation chain (see {@link CHAIN_MESSAGE_TYPES}). */
 export function isTranscriptMessage(record: ConversationRecord): record is ConversationRecord & TranscriptMessage {
@@ -206,12 +209,13 @@ export function isSyntheticMessage(message: TranscriptMessage): boolean {
   return first !== undefined && isTextBlock(first) && SYNTHETIC_MESSAGE_TEXTS.has(first.text.trim());
 }
 
-/** True when a text block of the message opens with one of {@link NON_PROMPT_TAGS}. */
+/**
+ * True when the message's text holds one of {@link NON_PROMPT_TAGS} anywhere (Claude Code looks at
+ * a string content, or the last content block when it is text; fh looks at every text block), or
+ * begins with {@link COMPACT_CONTINUATION_PREFIX}.
+ */
 export function isCommandOrOutputMessage(message: TranscriptMessage): boolean {
   return contentBlocks(message)
     .filter(isTextBlock)
-    .some((block) => {
-      const text = block.text.trimStart();
-      return NON_PROMPT_TAGS.some((tag) => text.startsWith(tag));
-    });
+    .some((block) => block.text.trimStart().startsWith(COMPACT_CONTINUATION_PREFIX) || NON_PROMPT_TAGS.some((tag) => block.text.includes(tag)));
 }

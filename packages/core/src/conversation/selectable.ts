@@ -13,6 +13,7 @@ import {
   type ConversationRecord,
   type TranscriptMessage,
 } from './messages.js';
+import { currentBranch } from './chain.js';
 import { promptForResubmit } from './prompt.js';
 
 /**
@@ -40,19 +41,29 @@ export interface SelectableMessage {
 }
 
 /**
- * True when `record` is a prompt a person typed (seed: selectableUserMessagesFilter): a `user`
- * message that is not a tool-result carrier, not an interrupt/cancel marker, not meta, not part
- * of a sub-agent side chain, not a compact summary or transcript-only record, not from a
- * non-human origin, and not slash-command input or local command/shell output.
+ * True when `record` is a prompt a person can rewind to — Claude Code's
+ * selectableUserMessagesFilter (2.0.x to 2.1.27x), the one filter `fh list`, the menu, `rewind`,
+ * `fork` and `sessions` use: a `user` message that is not a tool-result carrier, not synthetic
+ * (an interrupt/cancel marker), not `isMeta`, not `isCompactSummary`/`isVisibleInTranscriptOnly`,
+ * not on a sub-agent side chain, and whose text holds none of the output/notification tags (see
+ * `isCommandOrOutputMessage`; the compact continuation message is not a prompt either).
+ * Slash-command prompts (`<command-name>`) are prompts.
  */
 export function isSelectableUserMessage(record: ConversationRecord): record is ConversationRecord & TranscriptMessage {
   if (!isTranscriptMessage(record) || record.type !== 'user' || record.message === undefined) return false;
   if (record.isMeta === true || record.isSidechain === true) return false;
   if (record.isCompactSummary === true || record.isVisibleInTranscriptOnly === true) return false;
-  const origin = record['origin'];
-  if (typeof origin === 'object' && origin !== null && (origin as { kind?: unknown }).kind !== 'human') return false;
   if (isToolResultMessage(record) || isSyntheticMessage(record)) return false;
   return !isCommandOrOutputMessage(record);
+}
+
+/**
+ * The message ids of the prompts a person can rewind to on the current branch of `records` (a
+ * whole transcript or session log: abandoned branches and side chains are left out, see
+ * `currentBranch`), oldest first. A snapshot whose message is not among them is not offered.
+ */
+export function selectablePromptIds(records: readonly ConversationRecord[]): string[] {
+  return currentBranch(records).filter(isSelectableUserMessage).map((message) => message.uuid);
 }
 
 /**
@@ -111,4 +122,37 @@ export function messagesAfterAreOnlySynthetic(records: readonly ConversationReco
     }
   }
   return true;
+}
+
+/** Options of {@link offeredCheckpointIds}. */
+export interface OfferedCheckpointOptions {
+  /**
+   * Also offer a snapshot whose message is not in `records` at all (an fh checkpoint taken without
+   * a recorded prompt). Default false: Claude Code's rule, only prompts on the current chain.
+   */
+  unrecordedMessages?: boolean;
+}
+
+/**
+ * The message ids among `snapshotMessageIds` a person is offered as checkpoints (`fh list`, the
+ * menu, `fh sessions`' count): those whose message is a selectable prompt on the current branch of
+ * `records` (see {@link selectablePromptIds}); with `unrecordedMessages`, also those whose message
+ * is not recorded at all. A snapshot of a tool result, a compact continuation, an abandoned
+ * branch or a side chain is never offered. In the order given, each id once. Pure.
+ */
+export function offeredCheckpointIds(
+  records: readonly ConversationRecord[],
+  snapshotMessageIds: Iterable<string>,
+  options: OfferedCheckpointOptions = {},
+): string[] {
+  const prompts = new Set(selectablePromptIds(records));
+  const recorded = new Set<string>();
+  if (options.unrecordedMessages === true) {
+    for (const record of records) if (isTranscriptMessage(record)) recorded.add(record.uuid);
+  }
+  const offered = new Set<string>();
+  for (const id of snapshotMessageIds) {
+    if (prompts.has(id) || (options.unrecordedMessages === true && !recorded.has(id))) offered.add(id);
+  }
+  return [...offered];
 }
