@@ -2,8 +2,8 @@
  * Which records a fork of a conversation keeps (the pure half of writing a fork on disk).
  */
 import { randomUUID } from 'node:crypto';
-import { currentBranchRecords } from './chain.js';
-import { isTranscriptMessage, type ConversationRecord, type TranscriptMessage } from './messages.js';
+import { currentBranch } from './chain.js';
+import { contentBlocks, isToolResultBlock, isToolUseBlock, isTranscriptMessage, type ConversationRecord, type TranscriptMessage } from './messages.js';
 import { rewindConversation, type ConversationRewind } from './rewind-conversation.js';
 import { CURRENT_PROMPT_ID } from './selectable.js';
 
@@ -12,12 +12,19 @@ export interface ForkPlan {
   /** The new session id. */
   sessionId: string;
   /**
-   * The kept messages of the current branch, oldest first, as copies whose `sessionId` is the new
-   * session id; everything else (uuid, parentUuid, content) is unchanged, so the chain is intact.
+   * The kept messages, in file order, as copies whose `sessionId` is the new session id;
+   * everything else (uuid, parentUuid, content) is unchanged, so the chain is intact: the current
+   * branch up to the fork point plus the parallel parts of its assistant replies and their tool
+   * results (see {@link planFork}).
    */
   messages: TranscriptMessage[];
   /** Uuids of `messages`, in order. */
   keptMessageIds: string[];
+  /**
+   * What the fork's transcript gets, in file order: `messages` and the carried session records
+   * (titles, permission mode, worktree state; see {@link FORK_CARRIED_TYPES}) with the new `sessionId`.
+   */
+  records: ConversationRecord[];
   /**
    * The source's file-history records of kept messages (see {@link snapshotOwner}): the file
    * history of the fork, in source order, unchanged.
@@ -34,31 +41,102 @@ export interface PlanForkOptions {
 }
 
 /**
- * Plan a fork of `records` (a transcript or session log) rewound to before the user message
- * `messageId` of its current branch (see `currentBranchRecords`); {@link CURRENT_PROMPT_ID} forks
- * the whole current branch. Records that are neither messages nor file history (titles,
- * summaries, fh's own session and undo records) describe the source session and are left out.
+ * Session records a fork carries (with the new `sessionId`): titles apply to the whole session and
+ * are all carried; `permission-mode`, `mode` and `worktree-state` describe the session as it was,
+ * so only those written before the fork point are carried.
+ */
+export const FORK_CARRIED_TYPES: ReadonlySet<string> = new Set(['custom-title', 'ai-title', 'tag', 'permission-mode', 'mode', 'worktree-state']);
+const TITLE_TYPES: ReadonlySet<string> = new Set(['custom-title', 'ai-title', 'tag']);
+
+type Message = ConversationRecord & TranscriptMessage;
+
+function apiMessageId(record: Message): string | undefined {
+  const id = (record.message as { id?: unknown } | undefined)?.id;
+  return record.type === 'assistant' && typeof id === 'string' ? id : undefined;
+}
+
+function toolUseIds(record: Message): string[] {
+  return record.type === 'assistant' ? contentBlocks(record).filter(isToolUseBlock).map((block) => block.id) : [];
+}
+
+function toolResultIds(record: Message): string[] {
+  return record.type === 'user' ? contentBlocks(record).filter(isToolResultBlock).map((block) => block.tool_use_id) : [];
+}
+
+/**
+ * The records of a branch's parallel tool calls that walking one parent per message misses
+ * (Claude Code writes one record per content block of a reply; parallel `tool_use` blocks are
+ * answered by sibling records): starting from `kept`, add every non-side-chain message whose
+ * parent is kept and that is another part of a kept reply (same API message id), a tool result
+ * for a kept `tool_use`, or a progress record of a kept `tool_use`, until nothing changes.
+ */
+function addParallelSiblings(records: readonly ConversationRecord[], kept: Set<ConversationRecord>, keptUuids: Set<string>): void {
+  const replies = new Set<string>();
+  const toolUses = new Set<string>();
+  const note = (record: Message) => {
+    const id = apiMessageId(record);
+    if (id !== undefined) replies.add(id);
+    for (const use of toolUseIds(record)) toolUses.add(use);
+  };
+  for (const record of kept) note(record as Message);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const record of records) {
+      if (kept.has(record) || !isTranscriptMessage(record) || record.isSidechain === true) continue;
+      if (record.parentUuid === null || !keptUuids.has(record.parentUuid) || keptUuids.has(record.uuid)) continue;
+      const reply = apiMessageId(record);
+      const progressOf = record.type === 'progress' ? record['parentToolUseID'] : undefined;
+      const belongs =
+        (reply !== undefined && replies.has(reply)) ||
+        (toolResultIds(record).length > 0 && toolResultIds(record).every((id) => toolUses.has(id))) ||
+        (typeof progressOf === 'string' && toolUses.has(progressOf));
+      if (!belongs) continue;
+      kept.add(record);
+      keptUuids.add(record.uuid);
+      note(record);
+      changed = true;
+    }
+  }
+}
+
+/**
+ * Plan a fork of `records` (a whole transcript or session log) rewound to before the user message
+ * `messageId` of its current branch (see `currentBranch`); {@link CURRENT_PROMPT_ID} forks the
+ * whole current branch. The fork keeps every message on the branch before that point, the parallel
+ * parts of its replies and their tool results and progress records (siblings a one-parent walk
+ * misses), in file order, so no `tool_use` loses its `tool_result`; abandoned branches and side
+ * chains are left out. Session records of {@link FORK_CARRIED_TYPES} are carried; other records
+ * (summaries, fh's own session and undo records) describe the source session and are left out.
  *
- * Throws like `rewindConversation` for an unknown id or one that is not a typed prompt. Pure.
+ * Throws like `rewindConversation` for an unknown id or one that is not a prompt. Pure.
  */
 export function planFork(records: readonly ConversationRecord[], messageId: string, options: PlanForkOptions = {}): ForkPlan {
   const sessionId = options.sessionId ?? randomUUID();
-  const branch = currentBranchRecords(records);
+  const branch = currentBranch(records);
   const rewind = messageId === CURRENT_PROMPT_ID ? null : rewindConversation(branch, messageId, { generateId: () => sessionId });
-  const kept = (rewind === null ? branch : rewind.messages).filter(isTranscriptMessage);
-  const keptMessageIds = kept.map((message) => message.uuid);
+  const chain: Message[] = rewind === null ? branch : (rewind.messages as Message[]);
+  const kept = new Set<ConversationRecord>(chain);
+  const keptUuids = new Set(chain.map((message) => message.uuid));
+  addParallelSiblings(records, kept, keptUuids);
+  const forkPoint = rewind === null ? records.length : records.indexOf(rewind.target as ConversationRecord);
+  const messages: TranscriptMessage[] = [];
+  const written: ConversationRecord[] = [];
+  records.forEach((record, index) => {
+    if (kept.has(record)) {
+      const copy = { ...(record as Message), sessionId };
+      messages.push(copy);
+      written.push(copy);
+    } else if (FORK_CARRIED_TYPES.has(record.type) && (TITLE_TYPES.has(record.type) || index < forkPoint)) {
+      written.push(typeof record['sessionId'] === 'string' ? { ...record, sessionId } : { ...record });
+    }
+  });
+  const keptMessageIds = messages.map((message) => message.uuid);
   const keptIds = new Set(keptMessageIds);
   const fileHistoryRecords = records.filter((record) => {
     const owner = snapshotOwner(record);
     return owner !== undefined && keptIds.has(owner);
   });
-  return {
-    sessionId,
-    messages: kept.map((message) => ({ ...message, sessionId })),
-    keptMessageIds,
-    fileHistoryRecords,
-    rewind,
-  };
+  return { sessionId, messages, keptMessageIds, records: written, fileHistoryRecords, rewind };
 }
 
 /**

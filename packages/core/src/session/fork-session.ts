@@ -10,6 +10,7 @@ import { planFork, type ForkPlan } from '../conversation/fork-records.js';
 import type { ConversationRecord } from '../conversation/messages.js';
 import { snapshotRecord } from '../state/records.js';
 import { restoreStateFromLog } from '../state/restore-state.js';
+import { WORKTREE_STATE_RECORD_TYPE } from './worktree-state.js';
 import { copyFileHistoryForResume, type ResumeResult } from './resume.js';
 import type { BackupStore, LogRecord } from '../store.js';
 import type { FileHistoryState } from '../types.js';
@@ -70,8 +71,9 @@ function keptSnapshotRecords(state: Readonly<FileHistoryState>, keptMessageIds: 
 
 /**
  * Write the conversation of session `sessionId`, rewound to before `messageId`, as a new session
- * (see the file comment). The new log gets the kept messages (chain intact, new `sessionId`),
- * then an `fh-session` record and one `file-history-snapshot` record per carried snapshot; the
+ * (see the file comment). The new log gets the kept messages and carried session records (chain
+ * intact, new `sessionId`, see `planFork`), then an `fh-session` record and one
+ * `file-history-snapshot` record per carried snapshot, then the carried `worktree-state` records; the
  * backups those snapshots reference are carried into the new session. A backup missing from the
  * source does not stop the fork: its entries are marked unavailable (listed in `resume.missing`).
  *
@@ -94,7 +96,12 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkResu
     throw new ConflictError(`cannot fork into session ${plan.sessionId}: it already exists; give a new session id`);
   }
   try {
-    if (plan.messages.length > 0) await targetLog.append(plan.messages as LogRecord[]);
+    // The carried worktree-state records go after the file history: its tracking paths are relative
+    // to the project root, and a reader resolves relative keys against the base folder in effect
+    // where their record stands (see `baseFolderTracker`).
+    const worktreeStates = plan.records.filter((record) => record.type === WORKTREE_STATE_RECORD_TYPE);
+    const head = plan.records.filter((record) => record.type !== WORKTREE_STATE_RECORD_TYPE);
+    if (head.length > 0) await targetLog.append(head as LogRecord[]);
     const resume = await copyFileHistoryForResume({
       store,
       fromSessionId: options.sessionId,
@@ -106,6 +113,7 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkResu
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
+    if (worktreeStates.length > 0) await targetLog.append(worktreeStates as LogRecord[]);
     return { sessionId: plan.sessionId, plan, resume };
   } catch (error) {
     await store.deleteSession(plan.sessionId).catch(() => undefined);
