@@ -54,6 +54,24 @@ export interface RewindSessionOptions<R extends ConversationRecord> {
   generateId?: () => string;
   /** Clock for summaries and undo records. Default `() => new Date()`. */
   now?: () => Date;
+  /**
+   * The session's files outside the project (issue 13): a history rooted at `/` whose tracking
+   * paths are absolute paths without the leading `/` (see `restoreStateWithOutside`), with the same
+   * snapshots as `history`. They are previewed with `previewOutside` and rewound only when a
+   * request sets `includeOutside`. `undo`: where the undo points of those rewinds go (default: the
+   * outside history's own store and session; `false`: none). Default: no files outside.
+   */
+  outside?: { history: RewindableHistory; undo?: UndoStore | false };
+}
+
+/** What a restore did, or left, outside the project (see {@link RestoreRequest.includeOutside}). */
+export interface OutsideRestoreResult {
+  /** Absolute paths of the files outside the project the rewind would change but left alone (no `includeOutside`), sorted. */
+  left: string[];
+  /** With `includeOutside`: the rewind of those files; paths are absolute. */
+  code?: RewindResult;
+  /** The undo point saved before those files were written; `null` when none was needed or undo is off. */
+  undoPoint?: UndoPoint | null;
 }
 
 /** A menu choice to carry out. */
@@ -70,6 +88,12 @@ export interface RestoreRequest {
   onUndoPointSaved?: (point: UndoPoint) => void;
   /** `summarize` / `summarize_up_to`: extra instructions passed to the summariser. */
   instructions?: string;
+  /**
+   * `code` / `both`: also rewind the session's files outside the project (see
+   * {@link RewindSessionOptions.outside}); never through a symlink (the rewind's own rule, from
+   * `/`). Default false: they are left alone and listed in `outside.left`.
+   */
+  includeOutside?: boolean;
 }
 
 /** What {@link RewindSession.restore} did. `codeApplied`/`conversationApplied` say which halves took effect. */
@@ -92,6 +116,8 @@ export interface RestoreResult {
   conversationError?: Error;
   /** Errors thrown by `messagesRemoved` listeners (the change itself stands). */
   listenerErrors: Error[];
+  /** The code modes of a session with files outside the project: what was done or left there. */
+  outside?: OutsideRestoreResult;
 }
 
 /** Events of {@link RewindSession.on}. */
@@ -113,8 +139,14 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private readonly generateId: (() => string) | undefined;
   private readonly now: (() => Date) | undefined;
   private readonly listeners = new Set<RewindSessionEvents['messagesRemoved']>();
+  private readonly outsideHistory: RewindableHistory | undefined;
+  private readonly outsideUndo: UndoStore | undefined;
 
   constructor(options: RewindSessionOptions<R>) {
+    this.outsideHistory = options.outside?.history;
+    const outsideUndo = options.outside?.undo;
+    this.outsideUndo =
+      this.outsideHistory === undefined || outsideUndo === false ? undefined : (outsideUndo ?? { store: this.outsideHistory.store, sessionId: this.outsideHistory.sessionId });
     this.history = options.history;
     this.list = [...(options.messages ?? [])];
     this.summarize = options.summarize;
@@ -172,6 +204,16 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   /** The dry run of a code rewind (see `rewindPreview`). */
   preview(messageId: string, options: { paths?: readonly string[] } = {}): Promise<RewindPreview> {
     return rewindPreview(this.history, messageId, options);
+  }
+
+  /**
+   * The dry run of rewinding the session's files outside the project to `messageId`, paths
+   * absolute; undefined when the session has none or no snapshot for `messageId` there.
+   */
+  async previewOutside(messageId: string): Promise<RewindPreview | undefined> {
+    const outside = this.outsideHistory;
+    if (outside === undefined || outside.state.trackedFiles.size === 0 || !outside.canRestore(messageId)) return undefined;
+    return absolutePreview(await rewindPreview(outside, messageId));
   }
 
   /**
@@ -257,6 +299,11 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
             }),
       });
       result.codeApplied = result.code.failed.length === 0;
+      const outside = await this.restoreOutside(messageId, request);
+      if (outside !== undefined) {
+        result.outside = outside;
+        if (outside.code !== undefined && outside.code.failed.length > 0) result.codeApplied = false;
+      }
     }
 
     const events: MessagesRemovedEvent[] = [];
@@ -320,20 +367,52 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
    * Write the conversation, rewound to before `messageId` ({@link CURRENT_PROMPT_ID}: all of it),
    * as a new session of the history's store with the file history of the kept turns, so an agent
    * can resume it (see `forkSession`). The source session is only read. `onProgress` gets
-   * `(done, total)` in backups carried.
+   * `(done, total)` in backups carried. `records`: the whole transcript (abandoned branches,
+   * parallel tool-call siblings) when the session's messages are only its current branch, so the
+   * fork keeps every record of the branch. Default: the session's messages.
    */
-  fork(messageId: string, options: { sessionId?: string; now?: Date; onProgress?: (done: number, total: number) => void } = {}): Promise<ForkResult> {
+  fork(
+    messageId: string,
+    options: { sessionId?: string; now?: Date; onProgress?: (done: number, total: number) => void; records?: readonly ConversationRecord[] } = {},
+  ): Promise<ForkResult> {
     return forkSession({
       store: this.history.store,
       sessionId: this.history.sessionId,
       projectRoot: this.history.projectRoot,
       messageId,
-      records: this.list,
+      records: options.records ?? this.list,
       state: this.history.state,
       ...(options.sessionId === undefined ? {} : { newSessionId: options.sessionId }),
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     });
+  }
+
+  /** The outside half of a code restore: rewound with `includeOutside`, else only listed. */
+  private async restoreOutside(messageId: string, request: RestoreRequest): Promise<OutsideRestoreResult | undefined> {
+    const preview = await this.previewOutside(messageId);
+    const outside = this.outsideHistory;
+    if (preview === undefined || outside === undefined) return undefined;
+    if (request.includeOutside !== true) return { left: preview.filesChanged };
+    const undo = this.outsideUndo;
+    const result: OutsideRestoreResult = { left: [], undoPoint: null };
+    const code = await outside.rewind(messageId, {
+      ...(undo === undefined
+        ? {}
+        : {
+            beforeWrite: async (paths: readonly string[]) => {
+              result.undoPoint = await captureUndoPoint(outside, undo, { paths, operation: 'rewind', messageId }, { ...this.undoOptions(), deleteOrphans: false });
+            },
+          }),
+    });
+    result.code = {
+      ...code,
+      restored: code.restored.map(absoluteKey),
+      deleted: code.deleted.map(absoluteKey),
+      skipped: code.skipped.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })),
+      failed: code.failed.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })),
+    };
+    return result;
   }
 
   private undoOptions() {
@@ -345,4 +424,22 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
       ...(this.now === undefined ? {} : { now: this.now }),
     };
   }
+}
+
+/** A tracking path of the outside history (relative to `/`) as the absolute path it names. */
+function absoluteKey(path: string): string {
+  return path.startsWith('/') ? path : `/${path}`;
+}
+
+/** A preview of the outside history with absolute paths. */
+function absolutePreview(preview: RewindPreview): RewindPreview {
+  return {
+    ...preview,
+    filesChanged: preview.filesChanged.map(absoluteKey),
+    files: preview.files.map((file) => ({ ...file, path: absoluteKey(file.path) })),
+    changedSinceLatestSnapshot: preview.changedSinceLatestSnapshot.map(absoluteKey),
+    ...(preview.skipped === undefined ? {} : { skipped: preview.skipped.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })) }),
+    ...(preview.failed === undefined ? {} : { failed: preview.failed.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })) }),
+    ...(preview.missing === undefined ? {} : { missing: preview.missing.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })) }),
+  };
 }
