@@ -25,7 +25,10 @@ import {
   errnoCode,
   promptForResubmit,
   isTranscriptMessage,
+  baseFolderTracker,
   restoreStateFromLog,
+  restoreStateWithOutside,
+  OUTSIDE_ROOT,
   type BackupInfo,
   type BackupStore,
   type FileHistoryState,
@@ -102,6 +105,13 @@ export interface ClaudeCodeSession {
   skipped: SkippedLine[];
   /** Warnings from rebuilding the state (dropped keys, malformed records). */
   warnings: string[];
+  /**
+   * The files the session tracked outside `projectRoot` (Claude Code keys them by absolute path:
+   * plan files, `/tmp`, a sibling project): their state, rooted at `/` (tracking paths are the
+   * absolute paths without the leading `/`; same snapshots as `state`), and their absolute paths.
+   * Entries whose backup is gone carry `error`.
+   */
+  outside: { state: FileHistoryState; files: string[] };
 }
 
 /** Options of {@link ClaudeCodeStore.readSession} and {@link ClaudeCodeStore.openFileHistory}. */
@@ -343,7 +353,17 @@ export class ClaudeCodeStore implements BackupStore {
       throw new InvalidArgumentError(`Claude Code session "${sessionId}" records no working folder; pass projectRoot`);
     }
     const warnings: string[] = [];
-    const rebuilt = restoreStateFromLog(records, { projectRoot, onWarning: (message) => warnings.push(message) });
+    const onWarning = (message: string) => warnings.push(message);
+    let rebuilt: FileHistoryState;
+    let outside: { state: FileHistoryState; files: string[] } = { state: { snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 }, files: [] };
+    if (projectRoot.startsWith('/')) {
+      const baseFolder = baseFolderTracker({ recordedRoot: recordedRoot ?? projectRoot, projectRoot });
+      const split = restoreStateWithOutside(records, { projectRoot, ...(recordedRoot === undefined ? {} : { recordedRoot }), baseFolder, onWarning });
+      rebuilt = split.project;
+      outside = { state: markMissingBackups(split.outside, backupNames, sessionId), files: split.outsideFiles };
+    } else {
+      rebuilt = restoreStateFromLog(records, { projectRoot, onWarning });
+    }
     const state = markMissingBackups(rebuilt, backupNames, sessionId);
     const prompts = new Map<string, string>();
     for (const record of records) {
@@ -359,7 +379,7 @@ export class ClaudeCodeStore implements BackupStore {
         unavailable: entries.filter(([, backup]) => backup.error !== undefined).map(([path]) => path).sort(),
       };
     });
-    return { sessionId, projectRoot: resolve(projectRoot), transcriptPath, state, snapshots, records, skipped, warnings };
+    return { sessionId, projectRoot: resolve(projectRoot), transcriptPath, state, snapshots, records, skipped, warnings, outside };
   }
 
   /**
@@ -372,6 +392,38 @@ export class ClaudeCodeStore implements BackupStore {
   async openFileHistory(sessionId: string, options: ClaudeCodeReadOptions = {}): Promise<FileHistory> {
     const session = await this.readSession(sessionId, options);
     return FileHistory.open({ projectRoot: session.projectRoot, sessionId, store: this, log: false, initialState: session.state });
+  }
+
+  /**
+   * A `FileHistory` over the session's files outside its project (see
+   * {@link ClaudeCodeSession.outside}), rooted at `/`, for their diff stats and — only when a
+   * front end was explicitly asked to include them — their rewind (never through a symlink: the
+   * rewind's own rule, applied from `/`). Undefined when the session tracked no file outside.
+   * Like {@link openFileHistory}, it has no log and writes nothing to the Claude Code folder.
+   */
+  async openOutsideFileHistory(session: ClaudeCodeSession): Promise<FileHistory | undefined> {
+    if (session.outside.files.length === 0) return undefined;
+    return FileHistory.open({ projectRoot: OUTSIDE_ROOT, sessionId: session.sessionId, store: this, log: false, initialState: session.outside.state });
+  }
+
+  /**
+   * Absolute paths of a session's sub-agent transcripts, sorted: `projects/{slug}/agent-*.jsonl`
+   * beside the session's transcript whose first record names the session (Claude Code 2.0.x), and
+   * `projects/{slug}/{sessionId}/subagents/agent-*.jsonl` (later versions). `[]` without a transcript.
+   */
+  async findSubagentTranscripts(sessionId: string): Promise<string[]> {
+    const transcript = await this.findTranscript(sessionId);
+    if (transcript === undefined) return [];
+    const folder = transcript.slice(0, transcript.length - `${sessionId}.jsonl`.length);
+    const found: string[] = [];
+    for (const name of await this.readdirOrEmpty(join(folder, sessionId, 'subagents'))) {
+      if (name.startsWith('agent-') && name.endsWith('.jsonl')) found.push(join(folder, sessionId, 'subagents', name));
+    }
+    for (const name of await this.readdirOrEmpty(folder)) {
+      if (!name.startsWith('agent-') || !name.endsWith('.jsonl')) continue;
+      if ((await this.firstSessionId(join(folder, name))) === sessionId) found.push(join(folder, name));
+    }
+    return found.sort();
   }
 
   /**
@@ -413,7 +465,17 @@ export class ClaudeCodeStore implements BackupStore {
   }
 
   /** The first `cwd` field of a transcript, reading only as far as needed. */
-  private async firstCwd(path: string): Promise<string | undefined> {
+  private firstCwd(path: string): Promise<string | undefined> {
+    return this.firstField(path, 'cwd');
+  }
+
+  /** The first `sessionId` field of a transcript, reading only as far as needed. */
+  private firstSessionId(path: string): Promise<string | undefined> {
+    return this.firstField(path, 'sessionId');
+  }
+
+  /** The first non-empty string value of `field` in a transcript's records, reading only as far as needed. */
+  private async firstField(path: string, field: string): Promise<string | undefined> {
     let handle;
     try {
       handle = await this.fs.open(path, 'r');
@@ -423,10 +485,10 @@ export class ClaudeCodeStore implements BackupStore {
     }
     try {
       for await (const line of handle.readLines()) {
-        if (!line.includes('"cwd"')) continue;
+        if (!line.includes(`"${field}"`)) continue;
         try {
-          const record = JSON.parse(line) as { cwd?: unknown };
-          if (typeof record.cwd === 'string' && record.cwd !== '') return record.cwd;
+          const value = (JSON.parse(line) as Record<string, unknown>)[field];
+          if (typeof value === 'string' && value !== '') return value;
         } catch {
           // A corrupt or torn line: keep looking in the next ones.
         }

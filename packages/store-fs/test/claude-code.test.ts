@@ -137,16 +137,19 @@ describe('ClaudeCodeStore', () => {
       { line: 16, reason: 'torn last line' },
     ]);
     expect(session.records).toHaveLength(14);
-    expect(session.warnings).toEqual([`file-history-snapshot u2: path "/etc/hosts" is outside the project root ${fixture.projectRoot}; dropped`]);
+    expect(session.warnings).toEqual([]);
+    expect(session.outside.files).toEqual(['/etc/hosts']);
+    expect(Object.keys(session.outside.state.snapshots[1]?.trackedFileBackups ?? {})).toEqual(['etc/hosts']);
   });
 
-  it('rebuilds against another project folder: absolute keys of the old folder are dropped, relative ones kept', async () => {
+  it('rebuilds against another project folder: absolute keys of the old folder and relative ones map into it', async () => {
     const { fixture, store } = await setUp();
     const moved = join(fixture.projectRoot, '..', 'moved');
     const session = await store.readSession(SESSION, { projectRoot: moved });
     expect(session.projectRoot).toBe(moved);
-    expect(Object.keys(session.state.snapshots[0]?.trackedFileBackups ?? {})).toEqual(['scripts/run.sh']);
-    expect(session.warnings[0]).toBe(`file-history-snapshot u1: path "${join(fixture.projectRoot, 'src/app.ts')}" is outside the project root ${moved}; dropped`);
+    expect(Object.keys(session.state.snapshots[0]?.trackedFileBackups ?? {}).sort()).toEqual(['scripts/run.sh', 'src/app.ts']);
+    expect(session.outside.files).toEqual(['/etc/hosts']);
+    expect(session.warnings).toEqual([]);
   });
 
   it('reads a session without file history, and refuses an unknown one', async () => {

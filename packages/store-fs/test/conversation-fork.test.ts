@@ -85,13 +85,14 @@ describe('forkSession from a Claude Code session', () => {
     );
 
     const lines = (await readFile(join(fixture.configDir, transcript), 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as ConversationRecord);
-    expect(lines.map((record) => [record.type, record['uuid'] ?? (record['snapshot'] as { messageId: string }).messageId, record['parentUuid'] ?? null, record['sessionId'] ?? null])).toEqual([
+    expect(lines.map((record) => [record.type, record['uuid'] ?? (record['snapshot'] as { messageId: string } | undefined)?.messageId ?? null, record['parentUuid'] ?? null, record['sessionId'] ?? null])).toEqual([
       ['user', 'u1', null, FORK],
       ['assistant', 'a1', 'u1', FORK],
       ['user', 't1', 'a1', FORK],
       ['user', 'u2', 't1', FORK],
       ['file-history-snapshot', 'u1', null, null],
       ['file-history-snapshot', 'u2', null, null],
+      ['worktree-state', null, null, FORK],
     ]);
     const original = (await store.sessionLog(SESSION).read()).records;
     const originalU2 = original.find((record) => record['uuid'] === 'u2') as TranscriptMessage;
