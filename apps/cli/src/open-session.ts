@@ -44,6 +44,11 @@ export interface OpenedSession {
   claude: boolean;
   /** The Claude Code store, for `--claude`. */
   claudeStore: ClaudeCodeStore | undefined;
+  /**
+   * `--claude`: a history over the session's files outside the project (rooted at `/`, see
+   * `ClaudeCodeStore.openOutsideFileHistory`); undefined when it tracked none.
+   */
+  outsideHistory: FileHistory | undefined;
   close(): Promise<void>;
 }
 
@@ -140,7 +145,7 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
     waitMs: LOCK_WAIT_MS,
     onWarning: (message) => context.output.warn(message),
   });
-  return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, close: () => history.close() };
+  return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, outsideHistory: undefined, close: () => history.close() };
 }
 
 /** The most recently changed fh session whose recorded project is this project. */
@@ -194,9 +199,16 @@ async function openClaudeSession(context: CommandContext, configDir: string, opt
   return openClaudeHistory(claudeStore, session);
 }
 
-/** A lock-free, log-free history over a Claude Code session read by `claudeStore`. */
-async function openClaudeHistory(claudeStore: ClaudeCodeStore, session: ClaudeCodeSession): Promise<OpenedSession> {
+/**
+ * A lock-free, log-free history over a Claude Code session read by `readStore`. The session's
+ * store writes the sessions it creates (forks) under `projects/{slug of the session's working
+ * folder}/`, where `claude --resume` in that folder finds them, wherever fh runs.
+ */
+async function openClaudeHistory(readStore: ClaudeCodeStore, session: ClaudeCodeSession): Promise<OpenedSession> {
   const sessionId = session.sessionId;
+  const { ClaudeCodeStore } = await import('@fh/store-fs');
+  const claudeStore = new ClaudeCodeStore({ configDir: readStore.configDir, projectRoot: session.projectRoot });
+  const outsideHistory = await claudeStore.openOutsideFileHistory(session);
   const history = await FileHistory.open({
     projectRoot: session.projectRoot,
     sessionId,
@@ -212,6 +224,10 @@ async function openClaudeHistory(claudeStore: ClaudeCodeStore, session: ClaudeCo
     records: session.records,
     claude: true,
     claudeStore,
-    close: () => history.close(),
+    outsideHistory,
+    close: async () => {
+      await history.close();
+      await outsideHistory?.close();
+    },
   };
 }

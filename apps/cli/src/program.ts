@@ -144,6 +144,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--paths <paths...>', 'only these tracked files')
     .option('--dry-run', 'show what would change and change nothing')
     .option('--yes', 'do not ask (needed without a terminal)')
+    .option('--include-outside', 'also rewind the files a Claude Code session tracked outside the project (plan files, /tmp, a sibling project)')
     .action(action(async () => (await import('./commands/rewind.js')).run));
 
   program

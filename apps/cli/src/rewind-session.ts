@@ -12,11 +12,20 @@ export async function undoStoreFor(context: CommandContext, session: OpenedSessi
   return session.claude ? { store: await context.store(), sessionId: session.sessionId } : { store: session.store, sessionId: session.sessionId };
 }
 
-/** A RewindSession over the session's current conversation branch, with its undo store. */
+/**
+ * Where the undo points of rewinds of a Claude Code session's files outside its project live: the
+ * `--store`, session `{sessionId}.outside`.
+ */
+export async function outsideUndoStoreFor(context: CommandContext, session: OpenedSession): Promise<UndoStore> {
+  return { store: await context.store(), sessionId: `${session.sessionId}.outside` };
+}
+
+/** A RewindSession over the session's current conversation branch, with its undo store (and its files outside the project, if any). */
 export async function rewindSessionFor(context: CommandContext, session: OpenedSession): Promise<RewindSession> {
   return new RewindSession({
     history: session.history,
     messages: currentBranchRecords(session.records),
     undo: await undoStoreFor(context, session),
+    ...(session.outsideHistory === undefined ? {} : { outside: { history: session.outsideHistory, undo: await outsideUndoStoreFor(context, session) } }),
   });
 }

@@ -84,11 +84,11 @@ describe('fh rewind', () => {
         '  restored  app.sh',
         '  restored  lib.txt',
         `Undo with: fh --store fs:${box.store} --session ${SESSION} --project ${box.project} undo`,
-        'Rewound the conversation to before p2 (1 message dropped). The prompt, ready to edit and resend:',
+        `The conversation of session ${SESSION} belongs to the agent that runs it: nothing was dropped or recorded. The prompt at p2, ready to edit and resend:`,
         '',
         'add docs',
         '',
-        `To continue from here as a new session: fh --store fs:${box.store} --session ${SESSION} --project ${box.project} fork p2`,
+        `To continue from before it as a new session: fh --store fs:${box.store} --session ${SESSION} --project ${box.project} fork p2`,
         '',
       ].join('\n'),
     );

@@ -11,7 +11,10 @@
  * JSON: `{ "sessionId", "projectRoot", "messageId", "filesChanged", "insertions", "deletions",
  * "files": [{ "path", "status", "insertions", "deletions", "binary", "tooLarge"?, "tooManyChanges"?, "modeOnly"? }],
  * "skipped": [{ "path", "reason" }], "failed": [{ "path", "reason" }], "missing": [...],
- * "refusals": [{ "path", "kind": "backup-missing"|"unreadable", "reason" }], "patch"? }`.
+ * "refusals": [{ "path", "kind": "backup-missing"|"unreadable", "reason" }], "patch"?, "outside" }`
+ * (`outside`: the same stats, paths absolute, for the files a Claude Code session tracked outside
+ * the project, which `fh rewind` changes only with `--include-outside`; null when it tracked none
+ * or `--paths` is given). Human output adds their summary after the project's.
  */
 import { lstat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -57,7 +60,8 @@ export async function run(context: CommandContext, messageArgument: string | und
     const stats: StatsWithRefusals & DiffStats = { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
     const patch = options.patch === true ? await gitPatch(session, messageId, stats, context.output) : undefined;
     const colors = context.output.colors;
-    const document = { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }) };
+    const outside = paths === undefined ? await outsideStats(session, messageId) : null;
+    const document = { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }), outside };
     if (context.output.json) {
       context.output.writeDocument(document);
       return;
@@ -69,9 +73,12 @@ export async function run(context: CommandContext, messageArgument: string | und
       if (refusal !== undefined) context.output.warn(`rewinding to ${displayId(messageId)}: ${refusal}`);
       return;
     }
-    const summary = renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, {
-      refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats),
-    });
+    const summary = [
+      ...renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, {
+        refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats),
+      }),
+      ...(outside === null ? [] : renderDiffStats(outside, colors, 'Outside the project, rewinding with --include-outside')),
+    ];
     if (patch === undefined || patch === '') {
       context.output.stdout.write(`${summary.join('\n')}\n`);
       return;
@@ -80,6 +87,22 @@ export async function run(context: CommandContext, messageArgument: string | und
   } finally {
     await session.close();
   }
+}
+
+/** The diff stats of the session's files outside the project (paths absolute), or null when it has none at that checkpoint. */
+async function outsideStats(session: OpenedSession, messageId: string): Promise<DiffStats | null> {
+  const outside = session.outsideHistory;
+  if (outside === undefined || !outside.canRestore(messageId)) return null;
+  const stats = await outside.getDiffStats(messageId);
+  const absolute = (path: string) => `/${path}`;
+  return {
+    ...stats,
+    filesChanged: stats.filesChanged.map(absolute),
+    files: stats.files.map((file) => ({ ...file, path: absolute(file.path) })),
+    ...(stats.skipped === undefined ? {} : { skipped: stats.skipped.map((entry) => ({ ...entry, path: absolute(entry.path) })) }),
+    ...(stats.failed === undefined ? {} : { failed: stats.failed.map((entry) => ({ ...entry, path: absolute(entry.path) })) }),
+    ...(stats.missing === undefined ? {} : { missing: stats.missing.map((entry) => ({ ...entry, path: absolute(entry.path) })) }),
+  };
 }
 
 /** Width of the path column of `--stat` before paths are cut with `...` (git's default is about half of 80 columns). */

@@ -2,7 +2,9 @@
  * `fh fork <messageId> [--to <id>]`: write the conversation up to (not including) that prompt as a
  * new session — its messages, the checkpoints of the kept turns and their backups (hard-linked
  * where possible) — so an agent can resume it. Only the new session is written; the source is
- * only read. With `--claude` the fork is a new Claude Code session (`claude --resume <id>`).
+ * only read. With `--claude` the fork is a new Claude Code session (`claude --resume <id>`), written
+ * under `projects/{slug of the session's working folder}/` wherever fh runs; it keeps every record
+ * of the branch up to the fork point (parallel tool calls and their results included, see `planFork`).
  *
  * JSON: `{ "sessionId", "forkSessionId", "messageId", "projectRoot", "messages", "checkpoints",
  * "linked", "copied", "missing": [{ "backupFileName", "references" }], "prompt": { "text", ... } | null }`.
@@ -29,7 +31,7 @@ export async function run(context: CommandContext, messageArgument: string, opti
     const rewinder = await rewindSessionFor(context, session);
     const messageId = messageArgument === CURRENT_PROMPT_ID ? messageArgument : resolveMessageId(context, session, messageArgument, rewinder);
     const result = await context.output.withProgress('carrying backups', (onProgress) =>
-      rewinder.fork(messageId, { ...(options.to === undefined ? {} : { sessionId: options.to }), onProgress }),
+      rewinder.fork(messageId, { ...(options.to === undefined ? {} : { sessionId: options.to }), onProgress, records: session.records }),
     );
     const prompt = result.plan.rewind?.prompt;
     const missing = result.resume.missing;

@@ -212,7 +212,9 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     // UserPromptSubmit events add user records, and a user sends one prompt at a time.
     const isPrompt = (record: LogRecord) => record.type === 'user' && typeof record.uuid === 'string';
     const previous = (partial ? ends.tail.findLast(isPrompt) : undefined) ?? (await allRecords()).findLast(isPrompt);
+    const worktree = await worktreeStateChange(sessionId, cwd, partial ? ends.tail : await allRecords());
     await store.sessionLog(sessionId).append([
+      ...(worktree === undefined ? [] : [worktree]),
       userMessageRecord({
         uuid: messageId,
         parentUuid: previous === undefined ? null : (previous.uuid as string),
@@ -226,6 +228,22 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   } finally {
     await history.close();
   }
+}
+
+/**
+ * The `worktree-state` record to append with a prompt, or undefined: the event's `cwd` is in a
+ * linked git worktree (see `probeWorktree`) and the newest `worktree-state` among `recent` (the
+ * log's tail, or all of it) does not name that worktree, or it is not in one and that record
+ * names a worktree (then `worktreeSession: null`, the session left it). Each prompt in a worktree
+ * without such a record in `recent` records it again, so the log's tail always settles it.
+ */
+async function worktreeStateChange(sessionId: string, cwd: string, recent: readonly LogRecord[]): Promise<LogRecord | undefined> {
+  const [{ probeWorktree }, { worktreeStateRecord, WORKTREE_STATE_RECORD_TYPE }] = await Promise.all([import('../worktree-probe.js'), import('@fh/core')]);
+  const worktree = probeWorktree(cwd);
+  const last = recent.findLast((record) => record.type === WORKTREE_STATE_RECORD_TYPE);
+  const lastPath = (last?.worktreeSession as { worktreePath?: unknown } | null | undefined)?.worktreePath;
+  if (worktree !== undefined) return lastPath === worktree.worktreePath ? undefined : worktreeStateRecord(sessionId, worktree);
+  return typeof lastPath === 'string' ? worktreeStateRecord(sessionId, null) : undefined;
 }
 
 /**

@@ -3,11 +3,19 @@
  * `fh rewind -2` take), message id, time, the prompt (excerpt) and what rewinding there would
  * change now (files, +/-), and — after the table — why a rewind there would be refused.
  *
+ * Only checkpoints a person can rewind to are listed (Claude Code's rule, `offeredCheckpointIds`):
+ * those of prompts on the current branch of the conversation, and for fh's own sessions also
+ * those taken without a recorded prompt. Files a Claude Code session tracked outside the project
+ * (plan files, `/tmp`, a sibling project) are counted apart, as "outside the project": a rewind
+ * leaves them unless given `--include-outside`.
+ *
  * JSON: `{ "sessionId", "projectRoot", "checkpoints": [{ "turn", "messageId", "timestamp", "prompt"
  * (null when not recorded), "filesChanged", "insertions", "deletions", "failed": [{ "path",
- * "reason" }], "refusals": [{ "path", "kind", "reason" }] }] }`.
+ * "reason" }], "refusals": [{ "path", "kind", "reason" }], "outside": { "filesChanged",
+ * "insertions", "deletions" } | null }] }` (`outside`: null when the session tracked no file
+ * outside the project).
  */
-import { isTranscriptMessage, promptForResubmit, rewindRefusals, type RewindRefusal } from '@fh/core';
+import { isTranscriptMessage, offeredCheckpointIds, promptForResubmit, rewindRefusals, type RewindRefusal } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { displayId, displayPath, excerpt, formatTime } from '../format.js';
@@ -28,6 +36,8 @@ export interface CheckpointRow {
   failed: Array<{ path: string; reason: string }>;
   /** The files because of which a rewind there would be refused (empty: it would go ahead). */
   refusals: RewindRefusal[];
+  /** What rewinding would change outside the project (absolute paths); null when the session tracked nothing there. */
+  outside: { filesChanged: string[]; insertions: number; deletions: number } | null;
 }
 
 /** Run `fh list`. */
@@ -39,11 +49,14 @@ export async function run(context: CommandContext): Promise<void> {
     for (const record of session.records) {
       if (record.type === 'user' && isTranscriptMessage(record)) prompts.set(record.uuid, promptForResubmit(record).text);
     }
-    const snapshots = session.history.state.snapshots;
+    const offered = new Set(offeredCheckpointIds(session.records, session.history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !session.claude }));
+    const snapshots = session.history.state.snapshots.filter((snapshot) => offered.has(snapshot.messageId));
+    const outsideHistory = session.outsideHistory;
     const progress = context.output.progress('computing diff stats', snapshots.length, { unit: 'checkpoints' });
     const checkpoints: CheckpointRow[] = [];
     for (const [index, snapshot] of snapshots.entries()) {
       const stats = await session.history.getDiffStats(snapshot.messageId);
+      const outside = outsideHistory?.canRestore(snapshot.messageId) === true ? await outsideHistory.getDiffStats(snapshot.messageId) : undefined;
       checkpoints.push({
         turn: index + 1,
         messageId: snapshot.messageId,
@@ -54,6 +67,7 @@ export async function run(context: CommandContext): Promise<void> {
         deletions: stats.deletions,
         failed: stats.failed ?? [],
         refusals: rewindRefusals(session.history.state, snapshot.messageId, stats),
+        outside: outside === undefined ? null : { filesChanged: outside.filesChanged.map((path) => `/${path}`), insertions: outside.insertions, deletions: outside.deletions },
       });
       progress.tick();
     }
@@ -73,6 +87,16 @@ export async function run(context: CommandContext): Promise<void> {
                 { header: 'prompt', value: (row) => (row.prompt === null ? colors.dim('(not recorded)') : excerpt(row.prompt, 50)) },
                 { header: 'files', value: (row) => String(row.filesChanged.length) + filesNote(row, colors), right: true },
                 { header: '+/-', value: (row) => formatLineCounts(row.insertions, row.deletions, colors), right: true },
+                ...(outsideHistory === undefined
+                  ? []
+                  : [
+                      {
+                        header: 'outside the project',
+                        value: (row: CheckpointRow) =>
+                          row.outside === null ? '' : `${row.outside.filesChanged.length} ${formatLineCounts(row.outside.insertions, row.outside.deletions, colors)}`,
+                        right: true,
+                      },
+                    ]),
               ],
               colors,
             ),

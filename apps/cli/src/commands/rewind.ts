@@ -25,17 +25,30 @@
  * "conversation": { "conversationId", "removedMessageIds", "prompt": { "text", "mode", "images",
  * "permissionMode" } } | null }`; the menu's "never mind" gives `{ "messageId": null, "mode":
  * "nevermind" }`. Exit 3 when some files could not be rewound or were skipped (each is named).
+ * For a Claude Code session that tracked files outside the project, JSON adds `"outside": { "left",
+ * "restored", "deleted", "skipped", "failed", "undoSession" } | null`: without `--include-outside`
+ * they are left alone and named (`left`), with it they are rewound too (never through a symlink),
+ * their undo point going to the `--store` session `{sessionId}.outside`.
+ *
+ * A code rewind whose project folder does not exist refuses (exit 1) before anything is created,
+ * naming the `--project` to pass. For fh's own sessions the conversation belongs to the agent
+ * that runs it: a conversation rewind records nothing and says so (the prompt is printed, and
+ * `fh fork` writes the conversation before it as a new session).
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   ConflictError,
   FhError,
+  NotFoundError,
+  offeredCheckpointIds,
   findSelectableMessageIndex,
   isTranscriptMessage,
   promptForResubmit,
   rewindConversation,
   type ConversationRecord,
   type PromptForResubmit,
+  type RewindPreview,
   type RewindSession,
 } from '@fh/core';
 import { HintedError, partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
@@ -58,6 +71,7 @@ export interface RewindCommandOptions {
   paths?: string[];
   dryRun?: boolean;
   yes?: boolean;
+  includeOutside?: boolean;
 }
 
 /** Run `fh rewind`. */
@@ -96,22 +110,29 @@ export async function run(context: CommandContext, messageArgument: string | und
     const codeMode = mode === 'both' || mode === 'code';
     const shownId = displayId(messageId);
     const hintWords = [...(options.mode === undefined ? [] : ['--mode', mode]), ...(options.yes === true ? ['--yes'] : [])];
+    if (codeMode) await assertProjectFolderExists(context, session);
 
     if (!confirmed && options.dryRun !== true && hasMessage && mode !== 'code' && isInteractive(context)) {
       confirmed = await rewinder.isLosslessRewind(messageId);
     }
     if (options.dryRun === true || !confirmed) {
       const preview = codeMode ? await rewinder.preview(messageId, paths === undefined ? {} : { paths }) : null;
+      const outsidePreview = codeMode && paths === undefined ? ((await rewinder.previewOutside(messageId)) ?? null) : null;
       const conversation = mode === 'code' ? null : conversationPreview(rewinder, messageId);
+      const outsideLines =
+        outsidePreview === null
+          ? []
+          : renderDiffStats(outsidePreview, context.output.colors, options.includeOutside === true ? 'Outside the project (--include-outside), rewinding' : 'Outside the project (left unless --include-outside is given), rewinding');
       if (options.dryRun === true) {
         context.output.result(
-          { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation },
+          { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation, outsidePreview },
           () => [
             ...(preview === null
               ? []
               : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
                   refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
                 })),
+            ...outsideLines,
             ...(conversation === null ? [] : [`Rewinding the conversation would drop ${plural(conversation.removedMessageIds.length, 'message')}, from the prompt: ${escapeControl(conversation.prompt.text, { keepLines: true })}`]),
             'Dry run: nothing changed.',
           ],
@@ -127,7 +148,7 @@ export async function run(context: CommandContext, messageArgument: string | und
           : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
               refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
             });
-      for (const line of summary) context.output.line(line);
+      for (const line of [...summary, ...outsideLines]) context.output.line(line);
       if (preview !== null && preview.changedSinceLatestSnapshot.length > 0) {
         context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.map(displayPath).join(', ')}`));
       }
@@ -154,7 +175,13 @@ export async function run(context: CommandContext, messageArgument: string | und
     };
     process.once('SIGINT', onInterrupt);
     const result = await rewinder
-      .restore({ messageId, mode, ...(paths === undefined ? {} : { paths }), onUndoPointSaved: () => (writing = true) })
+      .restore({
+        messageId,
+        mode,
+        ...(paths === undefined ? {} : { paths }),
+        ...(options.includeOutside === true && paths === undefined ? { includeOutside: true } : {}),
+        onUndoPointSaved: () => (writing = true),
+      })
       .catch(async (error: unknown) => {
         if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
         const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
@@ -168,9 +195,22 @@ export async function run(context: CommandContext, messageArgument: string | und
       ? null
       : { conversationId: result.conversation.conversationId, removedMessageIds: result.conversation.removedMessageIds, prompt: promptDocument(result.conversation.prompt) };
     const undoId = result.undoPoint?.undoId ?? null;
+    const outsideCode = result.outside?.code;
+    const outside =
+      result.outside === undefined
+        ? null
+        : {
+            left: result.outside.left,
+            restored: outsideCode?.restored ?? [],
+            deleted: outsideCode?.deleted ?? [],
+            skipped: outsideCode?.skipped ?? [],
+            failed: (outsideCode?.failed ?? []).map((failure) => ({ path: failure.path, error: failure.error.message })),
+            undoSession: result.outside.undoPoint === null || result.outside.undoPoint === undefined ? null : `${session.sessionId}.outside`,
+          };
     const colors = context.output.colors;
+    const ownConversation = !session.claude && conversation !== null;
     context.output.result(
-      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation },
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation, outside },
       () => [
         ...(code === null
           ? []
@@ -180,10 +220,33 @@ export async function run(context: CommandContext, messageArgument: string | und
               ...code.deleted.map((path) => `  deleted   ${displayPath(path)}`),
               ...code.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
             ]),
+        ...(outside === null
+          ? []
+          : outside.left.length > 0
+            ? [
+                colors.yellow(`Left ${plural(outside.left.length, 'file')} outside the project unchanged: ${outside.left.map(displayPath).join(', ')}`),
+                `To rewind them too: ${fhCommand(context, ['rewind', messageId, ...(mode === 'both' ? [] : ['--mode', mode]), '--include-outside'])}`,
+              ]
+            : outsideCode === undefined
+              ? []
+              : [
+                  `Outside the project: ${outside.restored.length} restored, ${outside.deleted.length} deleted${outside.failed.length > 0 ? colors.red(`, ${outside.failed.length} failed`) : ''}`,
+                  ...outside.restored.map((path) => `  restored  ${displayPath(path)}`),
+                  ...outside.deleted.map((path) => `  deleted   ${displayPath(path)}`),
+                  ...outside.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
+                ]),
         ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'])}`)]),
         ...(conversation === null
           ? []
-          : [
+          : ownConversation
+            ? [
+                `The conversation of session ${displayId(session.sessionId)} belongs to the agent that runs it: nothing was dropped or recorded. The prompt at ${shownId}, ready to edit and resend:`,
+                '',
+                escapeControl(conversation.prompt.text, { keepLines: true }),
+                '',
+                colors.dim(`To continue from before it as a new session: ${fhCommand(context, ['fork', messageId])}`),
+              ]
+            : [
               `Rewound the conversation to before ${shownId} (${plural(conversation.removedMessageIds.length, 'message')} dropped). The prompt, ready to edit and resend:`,
               '',
               escapeControl(conversation.prompt.text, { keepLines: true }),
@@ -192,10 +255,12 @@ export async function run(context: CommandContext, messageArgument: string | und
             ]),
       ],
     );
-    if (code !== null && (code.failed.length > 0 || code.skipped.length > 0)) {
-      throw new PartialFailureError(partialMessage(code.failed.length, code.skipped.length, 'rewound'), [
-        ...code.failed,
-        ...code.skipped.map((entry) => ({ path: entry.path, error: `skipped: ${entry.reason}` })),
+    const failed = [...(code?.failed ?? []), ...(outside?.failed ?? [])];
+    const skipped = [...(code?.skipped ?? []), ...(outside?.skipped ?? [])];
+    if (failed.length > 0 || skipped.length > 0) {
+      throw new PartialFailureError(partialMessage(failed.length, skipped.length, 'rewound'), [
+        ...failed,
+        ...skipped.map((entry) => ({ path: entry.path, error: `skipped: ${entry.reason}` })),
       ]);
     }
   } finally {
@@ -261,6 +326,7 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
       hasMessage: true,
       canRestore,
       stats: canRestore ? await rewinder.preview(selectable.messageId) : undefined,
+      ...(canRestore ? outsideField(await rewinder.previewOutside(selectable.messageId)) : {}),
       order: timestamp?.getTime() ?? position,
     });
   }
@@ -268,8 +334,9 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
   for (const record of session.records) {
     if (record.type === 'user' && isTranscriptMessage(record)) texts.set(record.uuid, promptForResubmit(record).text);
   }
+  const offered = new Set(offeredCheckpointIds(session.records, history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !session.claude }));
   for (const snapshot of history.state.snapshots) {
-    if (seen.has(snapshot.messageId)) continue;
+    if (seen.has(snapshot.messageId) || !offered.has(snapshot.messageId)) continue;
     seen.add(snapshot.messageId);
     entries.push({
       messageId: snapshot.messageId,
@@ -279,10 +346,29 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
       hasMessage: false,
       canRestore: true,
       stats: await rewinder.preview(snapshot.messageId),
+      ...outsideField(await rewinder.previewOutside(snapshot.messageId)),
       order: snapshot.timestamp.getTime(),
     });
   }
   entries.sort((a, b) => b.order - a.order);
   const current: MenuEntry = { messageId: '', isCurrent: true, text: '', timestamp: undefined, hasMessage: false, canRestore: false, stats: undefined };
   return [current, ...entries.map(({ order: _order, ...entry }) => entry)];
+}
+
+/** The menu entry's `outside` field, when the session tracked files outside the project. */
+function outsideField(preview: RewindPreview | undefined): { outside?: RewindPreview } {
+  return preview === undefined ? {} : { outside: preview };
+}
+
+/**
+ * Refuse (exit 1) a code rewind into a project folder that does not exist (a session recorded on
+ * another machine, or a folder since removed): nothing is created there.
+ */
+async function assertProjectFolderExists(context: CommandContext, session: OpenedSession): Promise<void> {
+  const stats = await stat(session.projectRoot).catch(() => undefined);
+  if (stats?.isDirectory() === true) return;
+  throw new NotFoundError(
+    `the project folder ${displayPath(session.projectRoot)} of session ${displayId(session.sessionId)} does not exist here; nothing was changed. ` +
+      `Pass --project <folder> to rewind into another folder (${fhCommand(context, ['rewind', '--project', '<folder>', '--other-project'])})`,
+  );
 }

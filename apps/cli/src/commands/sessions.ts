@@ -1,12 +1,14 @@
 /**
  * `fh sessions`: every session of the store (or, with `--claude`, of the Claude Code folder),
- * newest first, with its project, last change, number of checkpoints and bytes on disk.
+ * newest first, with its project, last change, number of checkpoints and bytes on disk. Checkpoints
+ * are counted as `fh list` lists them (`offeredCheckpointIds`: snapshots of prompts on the current
+ * branch; for fh's own sessions also those without a recorded prompt).
  *
  * JSON: `{ "source": "fs:<folder>" | "claude:<configDir>", "sessions": [{ "sessionId",
  * "projectRoot" (null when unknown), "lastModified", "checkpoints", "bytes", "backups" }] }`.
  */
 import { resolve } from 'node:path';
-import { parseFhSessionRecord, restoreStateFromLog, type BackupStore } from '@fh/core';
+import { offeredCheckpointIds, parseFhSessionRecord, restoreStateFromLog, type BackupStore, type LogRecord } from '@fh/core';
 import { assertClaudeFolder } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { renderTable } from '../output.js';
@@ -53,7 +55,7 @@ async function fhRows(context: CommandContext): Promise<{ rows: SessionRow[]; so
   for (const session of sessions) {
     const { records } = await store.sessionLog(session.sessionId).read();
     const projectRoot = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined)?.projectRoot ?? null;
-    const checkpoints = restoreStateFromLog(records, { projectRoot: projectRoot ?? resolve('/') }).snapshots.length;
+    const checkpoints = countCheckpoints(records, projectRoot ?? resolve('/'), false);
     rows.push({ sessionId: session.sessionId, projectRoot, lastModified: session.lastModified, checkpoints, bytes: session.bytes, backups: session.backups });
     progress.tick();
   }
@@ -72,7 +74,7 @@ async function claudeRows(context: CommandContext, configDir: string): Promise<{
     let checkpoints = 0;
     if (session.transcriptPath !== undefined) {
       const { records } = await store.sessionLog(session.sessionId).read();
-      checkpoints = restoreStateFromLog(records, { projectRoot: session.projectPath ?? resolve('/') }).snapshots.length;
+      checkpoints = countCheckpoints(records, session.projectPath ?? resolve('/'), true);
     }
     rows.push({
       sessionId: session.sessionId,
@@ -86,4 +88,11 @@ async function claudeRows(context: CommandContext, configDir: string): Promise<{
   }
   progress.stop();
   return { rows, source: `claude:${configDir}` };
+}
+
+/** The checkpoints `fh list` would list for a session's records (Claude Code's rule when `claude`). */
+function countCheckpoints(records: LogRecord[], projectRoot: string, claude: boolean): number {
+  const snapshots = restoreStateFromLog(records, { projectRoot }).snapshots;
+  const offered = new Set(offeredCheckpointIds(records, snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !claude }));
+  return snapshots.filter((snapshot) => offered.has(snapshot.messageId)).length;
 }

@@ -36,6 +36,8 @@ export interface MenuEntry {
   canRestore: boolean;
   /** The dry run of a code rewind (when `canRestore`). */
   stats: RewindPreview | undefined;
+  /** What the rewind would change outside the project (left unless `--include-outside`); absent when the session tracked nothing there. */
+  outside?: RewindPreview;
 }
 
 /** What the person chose. */
@@ -71,8 +73,9 @@ function statsSummary(entry: MenuEntry): string {
   if (!entry.canRestore) return 'no checkpoint (conversation only)';
   const stats = entry.stats;
   if (stats === undefined) return '';
-  if (stats.files.length === 0) return 'no file changes';
-  return `${stats.files.length} file${stats.files.length === 1 ? '' : 's'} +${stats.insertions} -${stats.deletions}`;
+  const outside = entry.outside === undefined || entry.outside.files.length === 0 ? '' : `; outside the project ${entry.outside.files.length} +${entry.outside.insertions} -${entry.outside.deletions}`;
+  if (stats.files.length === 0) return `no file changes${outside}`;
+  return `${stats.files.length} file${stats.files.length === 1 ? '' : 's'} +${stats.insertions} -${stats.deletions}${outside}`;
 }
 
 function PromptList(props: { entries: MenuEntry[]; cursor: number }) {
