@@ -1,0 +1,318 @@
+/**
+ * `fh --claude` end to end on real Claude Code transcripts (fixtures/claude-transcripts, see its
+ * README) and on sessions built for shapes no public file shows (each labelled "built"): files
+ * outside the project, worktree sessions, the prompt filter, forks that keep the whole branch, a
+ * missing project folder (issue 13).
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempFolder, type CliResult } from './helpers.js';
+
+const FIXTURES = new URL('./fixtures/claude-transcripts/', import.meta.url).pathname;
+
+/** Claude Code's project folder name: every character other than [A-Za-z0-9] becomes `-`. */
+const slug = (path: string) => path.replace(/[^a-zA-Z0-9]/g, '-');
+const backupName = (absolutePath: string, version: number) => `${createHash('sha256').update(absolutePath).digest('hex').slice(0, 16)}@v${version}`;
+const parseLines = (text: string) => text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+
+interface Box {
+  configDir: string;
+  home: string;
+  store: string;
+  fh(args: readonly string[], cwd?: string): Promise<CliResult>;
+  json<T = Record<string, any>>(args: readonly string[], cwd?: string): Promise<{ result: CliResult; json: T }>;
+}
+
+async function box(): Promise<Box> {
+  const base = await tempFolder('fh-claude-transcripts-');
+  const configDir = join(base, 'claude');
+  const home = join(base, 'home');
+  const store = join(base, 'fh-store');
+  await mkdir(home, { recursive: true });
+  const fh = (args: readonly string[], cwd = home) => runCli(['--store', `fs:${store}`, '--claude', configDir, ...args], { home, cwd });
+  return {
+    configDir,
+    home,
+    store,
+    fh,
+    json: async <T>(args: readonly string[], cwd?: string) => {
+      const result = await fh(['--json', ...args], cwd);
+      return { result, json: JSON.parse(result.stdout === '' ? 'null' : result.stdout) as T };
+    },
+  };
+}
+
+/** Copy a fixture transcript into `projects/<slug(cwd)>/` of the box's config folder; returns its path. */
+async function installTranscript(target: Box, fixture: string, sessionId: string, cwd: string): Promise<string> {
+  const path = join(target.configDir, 'projects', slug(cwd), `${sessionId}.jsonl`);
+  await mkdir(dirname(path), { recursive: true });
+  await copyFile(join(FIXTURES, fixture, `${sessionId}.jsonl`), path);
+  return path;
+}
+
+/** Every `parentUuid` resolves among the records, and every `tool_use` has a `tool_result`. */
+function expectWellFormedConversation(records: ReadonlyArray<Record<string, any>>): void {
+  const uuids = new Set(records.map((record) => record.uuid).filter((uuid) => typeof uuid === 'string'));
+  for (const record of records) {
+    if (record.parentUuid !== undefined && record.parentUuid !== null) expect(uuids.has(record.parentUuid), `parent of ${record.uuid}`).toBe(true);
+  }
+  const blocks = (record: Record<string, any>): any[] => (Array.isArray(record.message?.content) ? record.message.content : []);
+  const uses = records.flatMap((record) => (record.type === 'assistant' ? blocks(record).filter((block) => block.type === 'tool_use').map((block) => block.id) : []));
+  const results = new Set(records.flatMap((record) => (record.type === 'user' ? blocks(record).filter((block) => block.type === 'tool_result').map((block) => block.tool_use_id) : [])));
+  expect(uses.filter((id) => !results.has(id))).toEqual([]);
+}
+
+describe('real transcript, Claude Code 2.1.39 (marot/spotter): parallel tool calls, prompt filter, missing project folder', () => {
+  const SESSION = '4d5611e5-241a-462a-8d15-5122611a9569';
+  const CWD = '/home/USER/projects/spotter-worktrees/spotter-dov';
+  let target: Box;
+  let transcript: string;
+  beforeAll(async () => {
+    target = await box();
+    transcript = await installTranscript(target, 'spotter-2.1.39', SESSION, CWD);
+  });
+
+  it('list and sessions offer only the prompt on the chain; the snapshot of a message not in the transcript is not offered', async () => {
+    const { result, json } = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list']);
+    expect(result.exitCode).toBe(0);
+    expect(json.checkpoints.map((checkpoint) => [checkpoint.messageId, checkpoint.prompt])).toEqual([
+      ['daa5a4bb-530c-4055-b20c-bde38255c99e', 'Work on bead spotter-dov. Run bd show spotter-dov to see the issue details and bd ready to find available subtasks. Start with the first ready task.'],
+    ]);
+    const sessions = await target.json<{ sessions: Array<Record<string, any>> }>(['sessions']);
+    expect(sessions.json.sessions.map((row) => [row.sessionId, row.projectRoot, row.checkpoints])).toEqual([[SESSION, CWD, 1]]);
+  });
+
+  it('a fork of the whole branch, run from /, keeps every message line in file order with the parallel result, under the slug of the session folder', async () => {
+    const FORK = '11111111-2222-4333-8444-555555555555';
+    const { result, json } = await target.json(['--session', SESSION, 'fork', '<current-prompt>', '--to', FORK], '/');
+    expect(result.exitCode).toBe(0);
+    expect(json.forkSessionId).toBe(FORK);
+    const written = join(target.configDir, 'projects', slug(CWD), `${FORK}.jsonl`);
+    expect((await readdir(join(target.configDir, 'projects'))).sort()).toEqual([slug(CWD)]);
+    const source = parseLines(await readFile(transcript, 'utf8'));
+    const fork = parseLines(await readFile(written, 'utf8'));
+    const sourceMessages = source.filter((record) => typeof record.uuid === 'string');
+    expect(sourceMessages).toHaveLength(23);
+    const forkMessages = fork.filter((record) => typeof record.uuid === 'string');
+    expect(forkMessages).toEqual(sourceMessages.map((record) => ({ ...record, sessionId: FORK })));
+    expect(forkMessages.map((record) => record.uuid)).toContain('e49c8775-5beb-4fd7-aeb3-2016ccb1e57b');
+    expectWellFormedConversation(fork);
+    expect(fork.filter((record) => record.type === 'file-history-snapshot').map((record) => record.snapshot.messageId)).toEqual(['daa5a4bb-530c-4055-b20c-bde38255c99e']);
+    expect(await readFile(transcript, 'utf8')).toBe(await readFile(join(FIXTURES, 'spotter-2.1.39', `${SESSION}.jsonl`), 'utf8'));
+  });
+
+  it('a rewind whose recorded project folder does not exist refuses (exit 1), creates nothing and names --project', async () => {
+    const result = await target.fh(['--session', SESSION, 'rewind', 'daa5a4bb-530c-4055-b20c-bde38255c99e', '--mode', 'code', '--yes']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`the project folder ${CWD} of session ${SESSION} does not exist here; nothing was changed. Pass --project <folder>`);
+    await expect(stat('/home/USER')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(target.store)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('real snapshot record, Claude Code 2.1.123: 20 files outside the project', () => {
+  const SESSION = '0ab3352c-0614-4d2c-942c-0051f270eaf3';
+  const PROMPT = 'd1560035-15a5-4b35-bd10-ec6a4aa757c4';
+  const CWD = '/Users/jeyengjau/Desktop/APP/Design-prompt';
+  const SIBLING = '/Users/jeyengjau/Desktop/APP/forma-studio-v2.5';
+  let target: Box;
+  let entries: Array<[string, { backupFileName: string | null }]>;
+  let createdUsers = false;
+  const content = (path: string) => `at the checkpoint: ${path}\n`;
+  const changed = (path: string) => `changed since: ${path}\n`;
+
+  beforeAll(async () => {
+    createdUsers = await stat('/Users').then(() => false, () => true);
+    await expect(stat('/Users/jeyengjau')).rejects.toMatchObject({ code: 'ENOENT' });
+    target = await box();
+    const path = await installTranscript(target, 'outside-2.1.123', SESSION, CWD);
+    const record = parseLines(await readFile(path, 'utf8')).find((line) => line.type === 'file-history-snapshot') as Record<string, any>;
+    entries = Object.entries(record.snapshot.trackedFileBackups);
+    await mkdir(CWD, { recursive: true });
+    const history = join(target.configDir, 'file-history', SESSION);
+    await mkdir(history, { recursive: true });
+    for (const [file, backup] of entries) {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, changed(file));
+      if (backup.backupFileName !== null) await writeFile(join(history, backup.backupFileName), content(file));
+    }
+  });
+  afterAll(async () => {
+    for (const [file] of entries ?? []) if (file.startsWith('/tmp/')) await rm(file, { force: true });
+    await rm(createdUsers ? '/Users' : '/Users/jeyengjau', { recursive: true, force: true });
+  });
+
+  const outsideFiles = () => entries.map(([file]) => file).sort();
+
+  it('list and diff count them apart, as outside the project, with their +/-', async () => {
+    expect(entries).toHaveLength(20);
+    const list = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list']);
+    expect(list.result.exitCode).toBe(0);
+    expect(list.json.checkpoints).toEqual([
+      expect.objectContaining({ messageId: PROMPT, filesChanged: [], outside: { filesChanged: outsideFiles(), insertions: 18, deletions: 20 } }),
+    ]);
+    const diff = await target.json(['--session', SESSION, 'diff', PROMPT]);
+    expect(diff.json.filesChanged).toEqual([]);
+    expect(diff.json.outside.filesChanged).toEqual(outsideFiles());
+    expect(diff.json.outside.files.filter((file: any) => file.status === 'created').map((file: any) => file.path)).toEqual([
+      `${SIBLING}/docs/CLAUDE-c-risk-audit.md`,
+      '/tmp/codex-c-detail.md',
+    ]);
+    const text = await target.fh(['--session', SESSION, 'diff', PROMPT]);
+    expect(text.stdout).toContain('Outside the project, rewinding with --include-outside would change 20 files (+18 -20)');
+  });
+
+  it('a rewind leaves them and says how to include them; --include-outside restores 18 and deletes 2, exactly', async () => {
+    const left = await target.fh(['--session', SESSION, 'rewind', PROMPT, '--mode', 'code', '--yes']);
+    expect(left.exitCode).toBe(0);
+    expect(left.stdout).toContain(`Rewound the code to ${PROMPT}: 0 restored, 0 deleted`);
+    expect(left.stdout).toContain(`Left 20 files outside the project unchanged: ${outsideFiles().join(', ')}`);
+    expect(left.stdout).toContain(`rewind ${PROMPT} --mode code --include-outside`);
+    for (const [file] of entries) expect(await readFile(file, 'utf8')).toBe(changed(file));
+
+    // A symlinked folder on the way is never written through.
+    const elsewhere = await tempFolder('fh-outside-elsewhere-');
+    await rm(`${SIBLING}/tools`, { recursive: true });
+    await writeFile(join(elsewhere, 'translate_prompts_zh.py'), 'not fh\'s\n');
+    await symlink(elsewhere, `${SIBLING}/tools`);
+
+    const { result, json } = await target.json(['--session', SESSION, 'rewind', PROMPT, '--mode', 'code', '--include-outside', '--yes']);
+    expect(result.exitCode).toBe(3);
+    const restorable = entries.filter(([file, backup]) => backup.backupFileName !== null && !file.startsWith(`${SIBLING}/tools/`)).map(([file]) => file).sort();
+    expect(json.outside.restored).toEqual(restorable);
+    expect(json.outside.deleted).toEqual([`${SIBLING}/docs/CLAUDE-c-risk-audit.md`, '/tmp/codex-c-detail.md']);
+    expect(json.outside.skipped.map((entry: any) => entry.path)).toEqual([`${SIBLING}/tools/translate_prompts_zh.py`]);
+    expect(json.outside.undoSession).toBe(`${SESSION}.outside`);
+    for (const file of restorable) expect(await readFile(file, 'utf8')).toBe(content(file));
+    for (const file of json.outside.deleted) await expect(stat(file)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(join(elsewhere, 'translate_prompts_zh.py'), 'utf8')).toBe('not fh\'s\n');
+
+    await rm(`${SIBLING}/tools`);
+    await mkdir(`${SIBLING}/tools`);
+    await writeFile(`${SIBLING}/tools/translate_prompts_zh.py`, 'edited\n');
+    const all = await target.json(['--session', SESSION, 'rewind', PROMPT, '--mode', 'code', '--include-outside', '--yes']);
+    expect(all.result.exitCode).toBe(0);
+    expect(all.json.outside).toMatchObject({ restored: [`${SIBLING}/tools/translate_prompts_zh.py`], deleted: [], skipped: [], failed: [] });
+    expect(await readFile(`${SIBLING}/tools/translate_prompts_zh.py`, 'utf8')).toBe(content(`${SIBLING}/tools/translate_prompts_zh.py`));
+  });
+});
+
+describe('built sessions (shapes no public transcript shows)', () => {
+  const SESSION = 'b0b0b0b0-0000-4000-8000-00000000000b';
+  let target: Box;
+  let project: string;
+  let worktree: string;
+
+  /** BUILT: a session that runs slash commands, shell commands, a compaction, then enters a worktree. */
+  async function writeBuiltSession(): Promise<void> {
+    const base = await tempFolder('fh-built-project-');
+    project = join(base, 'proj');
+    worktree = join(project, '.claude', 'worktrees', 'feat');
+    await mkdir(worktree, { recursive: true });
+    const at = (second: number) => new Date(Date.UTC(2026, 4, 1, 10, 0, second)).toISOString();
+    let second = 0;
+    const message = (type: string, uuid: string, parentUuid: string | null, content: unknown, extra: Record<string, unknown> = {}) => ({
+      parentUuid, isSidechain: false, type, uuid, sessionId: SESSION, cwd: project, version: '2.1.200', timestamp: at((second += 1)),
+      message: type === 'user' ? { role: 'user', content } : { id: `msg_${uuid}`, role: 'assistant', content }, ...extra,
+    });
+    const snapshot = (messageId: string, files: Record<string, unknown>, update = false, recordId = messageId) => ({
+      type: 'file-history-snapshot', messageId: recordId, isSnapshotUpdate: update, snapshot: { messageId, trackedFileBackups: files, timestamp: at(second) },
+    });
+    const backup = (absolutePath: string, version: number) => ({ backupFileName: backupName(absolutePath, version), version, backupTime: at(second) });
+    const toolUse = (id: string, name: string, input: unknown) => [{ type: 'tool_use', id, name, input }];
+    const toolResult = (id: string) => [{ type: 'tool_result', tool_use_id: id, content: 'ok' }];
+    const wt = { originalCwd: project, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' };
+    const records = [
+      { type: 'permission-mode', permissionMode: 'default', sessionId: SESSION },
+      snapshot('u1', {}),
+      message('user', 'u1', null, 'Write the greeting'),
+      message('assistant', 'a1', 'u1', toolUse('t-1', 'Write', { file_path: join(project, 'greet.txt') })),
+      snapshot('u1', { 'greet.txt': { backupFileName: null, version: 1, backupTime: at(second) } }, true, 'a1'),
+      message('user', 'r1', 'a1', toolResult('t-1'), { toolUseResult: { type: 'create' } }),
+      message('user', 'm1', 'r1', '<local-command-caveat>Caveat: local commands follow.</local-command-caveat>', { isMeta: true }),
+      snapshot('c1', { 'greet.txt': backup(join(project, 'greet.txt'), 2) }),
+      message('user', 'c1', 'm1', '<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>greet.txt</command-args>'),
+      message('user', 'o1', 'c1', '<local-command-stdout>Reviewed</local-command-stdout>'),
+      message('user', 'b1', 'o1', '<bash-input>ls</bash-input>'),
+      message('user', 'b2', 'b1', '<bash-stdout>greet.txt</bash-stdout><bash-stderr></bash-stderr>'),
+      message('user', 'n1', 'b2', '<task-notification>\n<task-id>x</task-id>\n<status>completed</status>\n</task-notification>'),
+      message('user', 'i1', 'n1', [{ type: 'text', text: '[Request interrupted by user]' }]),
+      { type: 'system', subtype: 'compact_boundary', uuid: 'cb', parentUuid: null, logicalParentUuid: 'i1', sessionId: SESSION, timestamp: at((second += 1)), content: 'Conversation compacted' },
+      snapshot('s1', { 'greet.txt': backup(join(project, 'greet.txt'), 2) }),
+      message('user', 's1', 'cb', 'This session is being continued from a previous conversation that ran out of context. Summary: …', { isCompactSummary: true, isVisibleInTranscriptOnly: true }),
+      message('user', 's2', 's1', 'This session is being continued from a previous conversation that ran out of context.'),
+      snapshot('u2', { 'greet.txt': backup(join(project, 'greet.txt'), 2) }),
+      message('user', 'u2', 's2', 'Work in a worktree from now on'),
+      message('assistant', 'a2', 'u2', toolUse('t-2', 'EnterWorktree', { name: 'feat' })),
+      { type: 'worktree-state', worktreeSession: wt, sessionId: SESSION },
+      { ...message('user', 'r2', 'a2', toolResult('t-2')), cwd: worktree },
+      { type: 'custom-title', customTitle: 'greeting work', sessionId: SESSION },
+      snapshot('u3', { 'greet.txt': backup(join(worktree, 'greet.txt'), 1) }),
+      { ...message('user', 'u3', 'r2', 'Make the worktree greeting louder'), cwd: worktree },
+      { ...message('assistant', 'a3', 'u3', [{ type: 'text', text: 'Done.' }]), cwd: worktree },
+      snapshot('ghost', {}),
+    ];
+    const path = join(target.configDir, 'projects', slug(project), `${SESSION}.jsonl`);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, `${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
+    const history = join(target.configDir, 'file-history', SESSION);
+    await mkdir(history, { recursive: true });
+    await writeFile(join(history, backupName(join(project, 'greet.txt'), 2)), 'hello from main\n');
+    await writeFile(join(history, backupName(join(worktree, 'greet.txt'), 1)), 'hello from the worktree\n');
+  }
+
+  beforeAll(async () => {
+    target = await box();
+    await writeBuiltSession();
+  });
+
+  it('offers exactly the prompts Claude Code offers: slash and shell commands yes; outputs, notifications, interrupts, compaction, ghosts no', async () => {
+    const { json } = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list']);
+    expect(json.checkpoints.map((checkpoint) => [checkpoint.messageId, checkpoint.prompt])).toEqual([
+      ['u1', 'Write the greeting'],
+      ['c1', '/review greet.txt'],
+      ['u2', 'Work in a worktree from now on'],
+      ['u3', 'Make the worktree greeting louder'],
+    ]);
+    const sessions = await target.json<{ sessions: Array<Record<string, any>> }>(['sessions']);
+    expect(sessions.json.sessions.map((row) => row.checkpoints)).toEqual([4]);
+  });
+
+  it('keys written in the worktree rewind the worktree, never the main checkout', async () => {
+    await writeFile(join(project, 'greet.txt'), 'main, edited by the user\n');
+    await writeFile(join(worktree, 'greet.txt'), 'HELLO FROM THE WORKTREE\n');
+    const { result, json } = await target.json(['--session', SESSION, 'rewind', 'u3', '--mode', 'code', '--yes']);
+    expect(json.code.restored).toEqual(['.claude/worktrees/feat/greet.txt']);
+    // The main checkout's greet.txt is not in the snapshot taken in the worktree: left, and said so (exit 3).
+    expect(json.code.skipped).toEqual([{ path: 'greet.txt', reason: 'no backup of this file at or after the snapshot' }]);
+    expect(result.exitCode).toBe(3);
+    expect(await readFile(join(worktree, 'greet.txt'), 'utf8')).toBe('hello from the worktree\n');
+    expect(await readFile(join(project, 'greet.txt'), 'utf8')).toBe('main, edited by the user\n');
+  });
+
+  it('a slash-command prompt rewinds code and conversation', async () => {
+    const { result, json } = await target.json(['--session', SESSION, 'rewind', 'c1', '--yes']);
+    expect(result.exitCode).toBe(0);
+    expect(json.mode).toBe('both');
+    expect(json.code.restored).toEqual(['greet.txt']);
+    expect(json.conversation.prompt.text).toBe('/review greet.txt');
+    expect(await readFile(join(project, 'greet.txt'), 'utf8')).toBe('hello from main\n');
+  });
+
+  it('a fork before u3 carries the title, permission mode and worktree state; every line is valid and every parent resolves', async () => {
+    const FORK = 'f0f0f0f0-0000-4000-8000-00000000000f';
+    const { result } = await target.json(['--session', SESSION, 'fork', 'u3', '--to', FORK], '/');
+    expect(result.exitCode).toBe(0);
+    const fork = parseLines(await readFile(join(target.configDir, 'projects', slug(project), `${FORK}.jsonl`), 'utf8'));
+    expect(fork.map((record) => record.uuid ?? record.type)).toEqual([
+      'permission-mode', 'u1', 'a1', 'r1', 'm1', 'c1', 'o1', 'b1', 'b2', 'n1', 'i1', 'cb', 's1', 's2', 'u2', 'a2', 'r2', 'custom-title',
+      'file-history-snapshot', 'file-history-snapshot', 'file-history-snapshot', 'file-history-snapshot', 'worktree-state',
+    ]);
+    expect(fork.every((record) => record.sessionId === undefined || record.sessionId === FORK)).toBe(true);
+    expectWellFormedConversation(fork);
+    const reopened = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', FORK, 'list']);
+    expect(reopened.json.checkpoints.map((checkpoint) => checkpoint.messageId)).toEqual(['u1', 'c1', 'u2']);
+  });
+});
