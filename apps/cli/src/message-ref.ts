@@ -15,6 +15,6 @@ import type { OpenedSession } from './open-session.js';
  * ambiguous prefix: exit 2) or `NotFoundError` (nothing named: exit 1).
  */
 export function resolveMessageId(context: CommandContext, session: OpenedSession, reference: string, rewinder?: RewindSession): string {
-  const resolver = rewinder ?? new RewindSession({ history: session.history, messages: currentBranchRecords(session.records), undo: false });
+  const resolver = rewinder ?? new RewindSession({ history: session.history, messages: currentBranchRecords(session.records), undo: false, unrecordedCheckpoints: !session.claude });
   return resolver.resolveReference(reference, { listCommand: fhCommand(context, ['list']) });
 }

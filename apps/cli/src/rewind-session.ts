@@ -26,6 +26,7 @@ export async function rewindSessionFor(context: CommandContext, session: OpenedS
     history: session.history,
     messages: currentBranchRecords(session.records),
     undo: await undoStoreFor(context, session),
+    unrecordedCheckpoints: !session.claude,
     ...(session.outsideHistory === undefined ? {} : { outside: { history: session.outsideHistory, undo: await outsideUndoStoreFor(context, session) } }),
   });
 }

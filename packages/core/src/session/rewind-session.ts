@@ -14,7 +14,7 @@ import { findSelectableMessageIndex, isLosslessConversationRewind, rewindConvers
 import type { ConversationRewind, MessagesRemovedEvent } from '../conversation/rewind-conversation.js';
 import { partialCompact, type PartialCompactResult, type SummarizeCallback } from '../conversation/compact.js';
 import { isTranscriptMessage, type ConversationRecord, type TranscriptMessage } from '../conversation/messages.js';
-import { CURRENT_PROMPT_ID, selectableUserMessages, type SelectableMessage } from '../conversation/selectable.js';
+import { CURRENT_PROMPT_ID, offeredCheckpointIds, selectableUserMessages, type SelectableMessage } from '../conversation/selectable.js';
 import { FhError, InvalidArgumentError, NotFoundError, UnsupportedError } from '../errors.js';
 import type { FileHistoryReader } from '../file-history.js';
 import type { RewindResult } from '../results.js';
@@ -62,6 +62,12 @@ export interface RewindSessionOptions<R extends ConversationRecord> {
    * outside history's own store and session; `false`: none). Default: no files outside.
    */
   outside?: { history: RewindableHistory; undo?: UndoStore | false };
+  /**
+   * Offer checkpoints whose message is not in `messages` at all (fh checkpoints taken without a
+   * recorded prompt). `false` is Claude Code's rule for its transcripts: only snapshots of prompts
+   * on the current branch (see `offeredCheckpointIds`). Default true.
+   */
+  unrecordedCheckpoints?: boolean;
 }
 
 /** What a restore did, or left, outside the project (see {@link RestoreRequest.includeOutside}). */
@@ -141,8 +147,10 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private readonly listeners = new Set<RewindSessionEvents['messagesRemoved']>();
   private readonly outsideHistory: RewindableHistory | undefined;
   private readonly outsideUndo: UndoStore | undefined;
+  private readonly unrecordedCheckpoints: boolean;
 
   constructor(options: RewindSessionOptions<R>) {
+    this.unrecordedCheckpoints = options.unrecordedCheckpoints !== false;
     this.outsideHistory = options.outside?.history;
     const outsideUndo = options.outside?.undo;
     this.outsideUndo =
@@ -195,10 +203,18 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   resolveReference(reference: string, options: { listCommand?: string } = {}): string {
     return resolveMessageReference(reference, {
       sessionId: this.history.sessionId,
-      checkpointIds: this.history.state.snapshots.map((snapshot) => snapshot.messageId),
+      checkpointIds: this.checkpointIds(),
       otherIds: this.selectableMessages().filter((entry) => !entry.isCurrentPrompt).map((entry) => entry.messageId),
       ...(options.listCommand === undefined ? {} : { listCommand: options.listCommand }),
     });
+  }
+
+  /**
+   * The message ids of the checkpoints a person is offered, oldest first, each once: what `fh list`
+   * numbers as turns (see `offeredCheckpointIds` and {@link RewindSessionOptions.unrecordedCheckpoints}).
+   */
+  checkpointIds(): string[] {
+    return offeredCheckpointIds(this.list, this.history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: this.unrecordedCheckpoints });
   }
 
   /** The dry run of a code rewind (see `rewindPreview`). */
