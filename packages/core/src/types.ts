@@ -27,6 +27,12 @@ export interface FileHistoryBackup {
   /** fh: permission bits of the file when backed up (`mode & 0o7777`). Absent in Claude Code data. */
   mode?: number;
   /**
+   * fh: lower-case hex sha256 of the backup's bytes, computed by the store as it made the backup
+   * (fs: while copying; S3: while uploading). `fh verify` and rewinds check backups against it.
+   * Absent in Claude Code data and in entries of stores that do not hash.
+   */
+  sha256?: string;
+  /**
    * fh: set when this version could not be captured (the backup failed) or is known to be gone
    * (resume could not carry it). A rewind reports such a file as failed and leaves it alone; it is
    * never read as "the file did not exist".

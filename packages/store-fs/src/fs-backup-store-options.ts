@@ -16,7 +16,10 @@ export type FsMetadataSync = Pick<typeof nodeFs, 'statSync' | 'lstatSync' | 'lin
  * The file system the fs store works through (and offers as the workspace file system): the
  * `node:fs/promises` API plus the synchronous metadata calls of {@link FsMetadataSync}.
  */
-export type FsBackupStoreFileSystem = typeof fsPromises & FsMetadataSync;
+export type FsBackupStoreFileSystem = typeof fsPromises & FsMetadataSync & {
+  /** Optional `readFileSync`: small fresh backups are hashed with one synchronous read. */
+  readFileSync?: (path: string) => Uint8Array;
+};
 
 /** Options of `FsBackupStore`. */
 export interface FsBackupStoreOptions {

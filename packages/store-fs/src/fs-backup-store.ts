@@ -10,8 +10,23 @@
  *
  * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) into a
  * temp name, chmod'ed to the source's permission bits, then hard-linked to its final name, which
- * fails if the name exists: an existing backup is never opened for writing again. Backup bytes are
- * not fsynced (the rewind checks each backup's size before touching anything).
+ * fails if the name exists: an existing backup is never opened for writing again. The copy is
+ * hashed (sha256) as it is made, read back from the page cache (synchronously up to 256 KiB).
+ *
+ * Durable order (issue 10): a new backup (or a carried one) is fsynced, with its folder, before the
+ * session log appends any record after it: the log's append first fsyncs every backup of that
+ * session written since the last append (in parallel) and each folder they are in (once), so a
+ * record never reaches the disk ahead of the backups it names, and a session with no log (or a
+ * `log: false` history) pays no fsync at all.
+ *
+ * No links inside the store (issue 10): `file-history/`, `sessions/`, each session folder, each
+ * backup and each log must be what they claim, never a symbolic link: a linked one is refused with
+ * `CorruptError` (a linked backup would restore outside bytes, a linked session folder send backups
+ * elsewhere, a linked log get appended elsewhere). Files are opened with `O_NOFOLLOW` where the
+ * file system has it. The store folder itself may be a link (the user's choice of folder).
+ *
+ * Temp files: taking a session's lock removes the `.fh-tmp-*` files in its folder: only the lock
+ * holder writes backups there, so any temp is a leftover of a process that was killed.
  *
  * Metadata calls on single paths (stat, lstat, link, unlink, rename) are synchronous: each is one
  * system call of a few microseconds on a local disk, where the `fs/promises` twin costs a
@@ -38,8 +53,8 @@ import {
   translateFsError,
   translateSourceError,
 } from '@fh/core';
-import { randomBytes } from 'node:crypto';
-import { constants, linkSync, lstatSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, linkSync, lstatSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -55,8 +70,15 @@ export const nodeFileSystem: FsBackupStoreFileSystem = {
   linkSync,
   unlinkSync,
   renameSync,
+  readFileSync,
   realpathSync: (path: string) => realpathSync.native(path),
 };
+
+/** Backups up to this size (bytes) are hashed with one synchronous read of the fresh copy. */
+const SYNC_HASH_LIMIT = 256 * 1024;
+
+/** fsyncs at once when the log flushes new backups. */
+const SYNC_CONCURRENCY = 16;
 
 /** proper-lockfile's smallest stale time, in ms. */
 const MIN_LOCK_STALE_MS = 2000;
@@ -147,7 +169,8 @@ export class FsBackupStore implements BackupStore {
   async statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null> {
     const path = this.backupPath(sessionId, backupFileName);
     try {
-      const stats = this.fs.statSync(path);
+      const stats = this.fs.lstatSync(path);
+      if (!stats.isFile()) throw this.linkInStore(path, stats.isSymbolicLink() ? 'is a symbolic link' : 'is not a regular file');
       return { size: stats.size, mode: stats.mode & 0o7777 };
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
@@ -185,8 +208,9 @@ export class FsBackupStore implements BackupStore {
     const context = `openBackup "${backupFileName}" of session "${sessionId}"`;
     let handle: nodeFsPromises.FileHandle;
     try {
-      handle = await this.fs.open(path, 'r');
+      handle = await this.fs.open(path, this.readNoFollow());
     } catch (error) {
+      if (errnoCode(error) === 'ELOOP') throw this.linkInStore(path, 'is a symbolic link');
       throw translateFsError(error, context);
     }
     const stream = handle.createReadStream();
@@ -229,6 +253,7 @@ export class FsBackupStore implements BackupStore {
     await this.mkdir(dirname(to), context);
     try {
       this.fs.linkSync(from, to);
+      this.noteUnsynced(toSessionId, to);
       return 'linked';
     } catch (error) {
       const code = errnoCode(error);
@@ -298,7 +323,11 @@ export class FsBackupStore implements BackupStore {
   /** The session's JSONL record log. No I/O until used; with `holdOpen`, call `close` when done. */
   sessionLog(sessionId: string, options: SessionLogOptions = {}): SessionLog {
     validateName('sessionId', sessionId);
-    return new FsSessionLog(this.fs, this.logPath(sessionId), options);
+    this.refuseLinkedFolder(join(this.root, 'sessions'));
+    return new FsSessionLog(this.fs, this.logPath(sessionId), options, {
+      beforeAppend: () => this.syncBackups(sessionId),
+      openFlags: this.logFlags(),
+    });
   }
 
   /**
@@ -328,6 +357,7 @@ export class FsBackupStore implements BackupStore {
       }
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
+    await this.removeTemporaryFiles(sessionId);
     let released = false;
     return {
       release: async () => {
@@ -340,6 +370,30 @@ export class FsBackupStore implements BackupStore {
         }
       },
     };
+  }
+
+  /**
+   * Remove the `.fh-tmp-*` files of a session's folder: called with the session's lock just
+   * taken, when any temp there is a leftover of a killed process (only the lock holder writes
+   * backups). Tidying: failures are ignored.
+   */
+  protected async removeTemporaryFiles(sessionId: string): Promise<void> {
+    const folder = this.sessionFolder(sessionId);
+    let names: string[];
+    try {
+      this.refuseLinkedFolder(folder);
+      names = await this.fs.readdir(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.startsWith(TEMP_PREFIX)) continue;
+      try {
+        if (this.fs.lstatSync(join(folder, name)).isFile()) this.fs.unlinkSync(join(folder, name));
+      } catch {
+        // Gone already: nothing to tidy.
+      }
+    }
   }
 
   /** Whether a live (not stale) lock on the session is held by anyone, this process included. */
@@ -375,7 +429,98 @@ export class FsBackupStore implements BackupStore {
   private backupPath(sessionId: string, backupFileName: string): string {
     validateName('sessionId', sessionId);
     validateName('backupFileName', backupFileName);
+    this.refuseLinkedFolder(join(this.root, 'file-history'));
+    this.refuseLinkedFolder(this.sessionFolder(sessionId));
     return join(this.sessionFolder(sessionId), backupFileName);
+  }
+
+  /** Throw `CorruptError` when `folder` (inside the store) is a symbolic link or not a folder; a missing one is fine. */
+  private refuseLinkedFolder(folder: string): void {
+    let stats;
+    try {
+      stats = this.fs.lstatSync(folder);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
+      throw translateFsError(error, `check the store folder ${folder}`);
+    }
+    if (stats.isSymbolicLink()) throw this.linkInStore(folder, 'is a symbolic link');
+    if (!stats.isDirectory()) throw this.linkInStore(folder, 'is not a folder');
+  }
+
+  /** The error for something inside the store that is not what the store wrote there. */
+  private linkInStore(path: string, what: string): CorruptError {
+    return new CorruptError(
+      `${path} ${what}: fh never follows a link inside its store (${this.root}), so it was not read or written; replace it by what fh wrote there (or remove it) and run the command again`,
+    );
+  }
+
+  /** Open flags of the log: append, create, read, never following a link at its name. */
+  private logFlags(): { append: string | number; read: string | number } {
+    const flags = (this.fs as { constants?: Record<string, number | undefined> }).constants;
+    const { O_APPEND, O_CREAT, O_RDWR, O_NOFOLLOW } = flags ?? {};
+    if (typeof O_APPEND !== 'number' || typeof O_CREAT !== 'number' || typeof O_RDWR !== 'number' || typeof O_NOFOLLOW !== 'number') return { append: 'a+', read: 'r' };
+    return { append: O_APPEND | O_CREAT | O_RDWR | O_NOFOLLOW, read: this.readNoFollow() };
+  }
+
+  /** Open flags for reading a store file without following a link at its name. */
+  private readNoFollow(): string | number {
+    const flags = (this.fs as { constants?: { O_RDONLY?: number; O_NOFOLLOW?: number } }).constants;
+    return typeof flags?.O_NOFOLLOW === 'number' && typeof flags.O_RDONLY === 'number' ? flags.O_RDONLY | flags.O_NOFOLLOW : 'r';
+  }
+
+  /** Backups written (or carried) per session since its log last flushed them, by folder. */
+  private readonly unsynced = new Map<string, Set<string>>();
+
+  /** Note a new backup file that must be durable before the session's next record. */
+  private noteUnsynced(sessionId: string, path: string): void {
+    let paths = this.unsynced.get(sessionId);
+    if (paths === undefined) {
+      paths = new Set();
+      this.unsynced.set(sessionId, paths);
+    }
+    paths.add(path);
+  }
+
+  /**
+   * Make every backup of `sessionId` written since the last call durable: fsync each file (up to
+   * {@link SYNC_CONCURRENCY} at once), then each folder they are in, once. Called by the session
+   * log before it appends. On failure the backups stay listed (the next append tries again) and
+   * the error is thrown, so the record is not appended.
+   */
+  async syncBackups(sessionId: string): Promise<void> {
+    const paths = this.unsynced.get(sessionId);
+    if (paths === undefined || paths.size === 0) return;
+    const batch = [...paths];
+    paths.clear();
+    try {
+      const queue = [...batch];
+      const worker = async () => {
+        for (let path = queue.pop(); path !== undefined; path = queue.pop()) await this.syncFile(path, this.readNoFollow());
+      };
+      await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, queue.length) }, worker));
+      await Promise.all([...new Set(batch.map((path) => dirname(path)))].map((folder) => this.syncFile(folder, 'r')));
+    } catch (error) {
+      for (const path of batch) paths.add(path);
+      throw translateFsError(error, `make the new backups of session "${sessionId}" durable before its next record`);
+    }
+  }
+
+  /** fsync one file or folder (a backup deleted meanwhile needs nothing; folders that cannot be opened are skipped). */
+  private async syncFile(path: string, flags: string | number): Promise<void> {
+    let handle;
+    try {
+      handle = await this.fs.open(path, flags as string);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'EISDIR' || code === 'EPERM') return;
+      throw error;
+    }
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   }
 
   private logPath(sessionId: string): string {
@@ -406,6 +551,7 @@ export class FsBackupStore implements BackupStore {
       await this.copyToTemp(sourcePath, tempPath, folder, context);
       copied = true;
       const stats = this.fs.statSync(tempPath);
+      const sha256 = await this.hashFile(tempPath, stats.size);
       try {
         this.fs.linkSync(tempPath, finalPath);
       } catch (error) {
@@ -415,7 +561,8 @@ export class FsBackupStore implements BackupStore {
         this.fs.renameSync(tempPath, finalPath);
         copied = false;
       }
-      return { size: stats.size, mode: stats.mode & 0o7777 };
+      this.noteUnsynced(sessionIdOf(finalPath), finalPath);
+      return { size: stats.size, mode: stats.mode & 0o7777, sha256 };
     } catch (error) {
       if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
       throw translateFsError(error, context);
@@ -439,6 +586,22 @@ export class FsBackupStore implements BackupStore {
     }
     await this.mkdir(folder, context);
     await this.fs.copyFile(sourcePath, tempPath, flags);
+  }
+
+  /** Lower-case hex sha256 of the file at `path` of `size` bytes (a fresh copy, in the page cache). */
+  private async hashFile(path: string, size: number): Promise<string> {
+    const hash = createHash('sha256');
+    if (size <= SYNC_HASH_LIMIT && typeof this.fs.readFileSync === 'function') {
+      hash.update(this.fs.readFileSync(path));
+      return hash.digest('hex');
+    }
+    const handle = await this.fs.open(path, 'r');
+    try {
+      for await (const chunk of handle.createReadStream({ highWaterMark: 1024 * 1024 })) hash.update(chunk as Uint8Array);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+    return hash.digest('hex');
   }
 
   private async exists(path: string, context: string): Promise<boolean> {
@@ -476,6 +639,11 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, context);
     }
   }
+}
+
+/** The session id of a backup path `{root}/file-history/{sessionId}/{name}`. */
+function sessionIdOf(backupPath: string): string {
+  return basename(dirname(backupPath));
 }
 
 /** Remove a temp file, ignoring any error (it is gone already, or cleanup must not mask the real error). */

@@ -1,4 +1,4 @@
-import { errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
+import { CorruptError, errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -22,7 +22,37 @@ export class FsSessionLog implements SessionLog {
     /** Absolute path of the JSONL file. */
     readonly path: string,
     private readonly options: SessionLogOptions = {},
+    /**
+     * `beforeAppend`: awaited before each append writes (the store makes the session's new
+     * backups durable there, so no record reaches the disk ahead of them); a rejection fails the
+     * append with nothing written. `openFlags`: how the file is opened for appending and reading
+     * (default `'a+'` and `'r'`; the store passes `O_NOFOLLOW` flags so a link at the log's name
+     * is never followed).
+     */
+    private readonly hooks: { beforeAppend?: () => Promise<void>; openFlags?: { append: string | number; read: string | number } } = {},
   ) {}
+
+  private get appendFlags(): string {
+    return (this.hooks.openFlags?.append ?? 'a+') as string;
+  }
+
+  private get readFlags(): string {
+    return (this.hooks.openFlags?.read ?? 'r') as string;
+  }
+
+  /** A link (or anything but a file) at the log's name is refused, never followed. */
+  private async refuseLink(): Promise<void> {
+    let stats;
+    try {
+      stats = await this.fs.lstat(this.path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    if (!stats.isFile()) {
+      throw new CorruptError(`the session log ${this.path} is ${stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: fh never follows a link inside its store, so nothing was read or appended; replace it by the log file and run the command again`);
+    }
+  }
 
   /** The open file while `holdOpen` keeps it between appends. */
   private handle: FileHandle | undefined;
@@ -59,13 +89,14 @@ export class FsSessionLog implements SessionLog {
 
   private async write(text: string): Promise<void> {
     try {
+      await this.hooks.beforeAppend?.();
       if (this.handle !== undefined) {
         await writeAll(this.handle, Buffer.from(text, 'utf8'));
         await this.handle.sync();
         return;
       }
       if (this.tailKnownClean && this.options.holdOpen !== true) {
-        const handle = await this.fs.open(this.path, 'a+');
+        const handle = await this.fs.open(this.path, this.appendFlags);
         try {
           await writeAll(handle, Buffer.from(text, 'utf8'));
           await handle.sync();
@@ -76,7 +107,8 @@ export class FsSessionLog implements SessionLog {
       }
       const folder = dirname(this.path);
       await this.fs.mkdir(folder, { recursive: true });
-      const handle = await this.fs.open(this.path, 'a+');
+      await this.refuseLink();
+      const handle = await this.fs.open(this.path, this.appendFlags);
       try {
         const { size } = await handle.stat();
         let separator = '';
@@ -98,6 +130,8 @@ export class FsSessionLog implements SessionLog {
     } catch (error) {
       this.tailKnownClean = false;
       await this.release().catch(() => undefined);
+      if (error instanceof CorruptError) throw error;
+      if (errnoCode(error) === 'ELOOP') await this.refuseLink();
       throw translateFsError(error, `append to session log "${this.path}"`);
     }
   }
@@ -112,8 +146,10 @@ export class FsSessionLog implements SessionLog {
   async read(): Promise<LogReadResult> {
     let bytes: Buffer;
     try {
-      bytes = await this.fs.readFile(this.path);
+      await this.refuseLink();
+      bytes = await this.fs.readFile(this.path, { flag: this.readFlags });
     } catch (error) {
+      if (error instanceof CorruptError) throw error;
       if (errnoCode(error) === 'ENOENT') return { records: [], skipped: [] };
       throw translateFsError(error, `read session log "${this.path}"`);
     }
@@ -128,8 +164,10 @@ export class FsSessionLog implements SessionLog {
   async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
     let handle: FileHandle;
     try {
-      handle = await this.fs.open(this.path, 'r');
+      await this.refuseLink();
+      handle = await this.fs.open(this.path, this.readFlags);
     } catch (error) {
+      if (error instanceof CorruptError) throw error;
       if (errnoCode(error) === 'ENOENT') return { head: [], tail: [], whole: true };
       throw translateFsError(error, `read session log "${this.path}"`);
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   FileHistory,
   NotFoundError,
@@ -239,7 +240,7 @@ describe('ClaudeCodeStore', () => {
 
     await writeFile(join(fixture.projectRoot, 'extra.txt'), 'extra');
     const info = await store.putBackup(NEW_SESSION, fixture.backupName('extra.txt', 1), join(fixture.projectRoot, 'extra.txt'));
-    expect(info).toEqual({ size: 5, mode: 0o644 });
+    expect(info).toEqual({ size: 5, mode: 0o644, sha256: createHash('sha256').update('extra').digest('hex') });
     await expect(reopened.putBackup(NEW_SESSION, fixture.backupName('extra.txt', 2), join(fixture.projectRoot, 'extra.txt'))).rejects.toThrow(UnsupportedError);
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConflictError, CorruptError, InvalidArgumentError, NotFoundError, PermissionError } from '@fh/core';
 import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, stat, symlink, truncate, utimes, writeFile } from 'node:fs/promises';
@@ -69,7 +70,7 @@ describe('putBackup', () => {
     const content = randomBytes(100_003);
     await writeFile(join(workspace, 'tool.bin'), content);
     await chmod(join(workspace, 'tool.bin'), 0o751);
-    expect(await store.putBackup('s1', '0123456789abcdef@v1', join(workspace, 'tool.bin'))).toEqual({ size: 100_003, mode: 0o751 });
+    expect(await store.putBackup('s1', '0123456789abcdef@v1', join(workspace, 'tool.bin'))).toEqual({ size: 100_003, mode: 0o751, sha256: createHash('sha256').update(content).digest('hex') });
     const backup = join(root, 'file-history', 's1', '0123456789abcdef@v1');
     expect((await readFile(backup)).equals(content)).toBe(true);
     expect((await stat(backup)).mode & 0o7777).toBe(0o751);
@@ -108,7 +109,7 @@ describe('putBackup', () => {
       }),
     });
     await writeFile(join(workspace, 'a.txt'), 'first backup of the session\n');
-    expect(await store.putBackup('fresh', 'a@v1', join(workspace, 'a.txt'))).toEqual({ size: 28, mode: 0o644 });
+    expect(await store.putBackup('fresh', 'a@v1', join(workspace, 'a.txt'))).toEqual({ size: 28, mode: 0o644, sha256: createHash('sha256').update('first backup of the session\n').digest('hex') });
     expect(await readFile(join(root, 'file-history', 'fresh', 'a@v1'), 'utf8')).toBe('first backup of the session\n');
   });
 
@@ -192,7 +193,7 @@ describe('putBackup', () => {
       }),
     });
     await writeFile(join(workspace, 'a.txt'), 'no links here');
-    expect(await store.putBackup('s1', 'a@v1', join(workspace, 'a.txt'))).toEqual({ size: 13, mode: 0o644 });
+    expect(await store.putBackup('s1', 'a@v1', join(workspace, 'a.txt'))).toEqual({ size: 13, mode: 0o644, sha256: createHash('sha256').update('no links here').digest('hex') });
     expect(await readFile(join(root, 'file-history', 's1', 'a@v1'), 'utf8')).toBe('no links here');
     expect(await listTree(join(root, 'file-history', 's1'))).toEqual(['a@v1']);
   });

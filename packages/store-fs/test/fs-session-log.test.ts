@@ -1,9 +1,13 @@
+import { constants } from 'node:fs';
 import { FileHistory, PermissionError } from '@fh/core';
 import { open, readFile, readdir, readlink, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FsBackupStore } from '../src/index.js';
 import { errnoError, faultyFileSystem, temporaryFolder } from './helpers.js';
+
+/** How the store opens a log for appending: O_APPEND | O_CREAT | O_RDWR | O_NOFOLLOW. */
+const APPEND_FLAGS = constants.O_APPEND | constants.O_CREAT | constants.O_RDWR | constants.O_NOFOLLOW;
 
 describe('FsSessionLog', () => {
   it('reads a missing log as empty', async () => {
@@ -74,9 +78,9 @@ describe('FsSessionLog', () => {
     });
     const log = store.sessionLog('s1');
     await log.append([{ type: 'a' }]);
-    expect(synced).toEqual(['/sessions/s1.jsonl a+', '/sessions r']);
+    expect(synced).toEqual([`/sessions/s1.jsonl ${APPEND_FLAGS}`, '/sessions r']);
     await log.append([{ type: 'b' }]);
-    expect(synced).toEqual(['/sessions/s1.jsonl a+', '/sessions r', '/sessions/s1.jsonl a+']);
+    expect(synced).toEqual([`/sessions/s1.jsonl ${APPEND_FLAGS}`, '/sessions r', `/sessions/s1.jsonl ${APPEND_FLAGS}`]);
   });
 
   it('with holdOpen, opens the file once, appends by write + fsync, and close releases it (a later append reopens)', async () => {
@@ -96,12 +100,12 @@ describe('FsSessionLog', () => {
     await log.append([{ type: 'a' }]);
     await log.append([{ type: 'b' }]);
     await log.append([{ type: 'c' }]);
-    expect(opened).toEqual(['/sessions/s1.jsonl a+', '/sessions r']);
+    expect(opened).toEqual([`/sessions/s1.jsonl ${APPEND_FLAGS}`, '/sessions r']);
     expect(await openDescriptorsOf(path)).toBe(1);
     await log.close?.();
     expect(await openDescriptorsOf(path)).toBe(0);
     await log.append([{ type: 'd' }]);
-    expect(opened).toEqual(['/sessions/s1.jsonl a+', '/sessions r', '/sessions/s1.jsonl a+']);
+    expect(opened).toEqual([`/sessions/s1.jsonl ${APPEND_FLAGS}`, '/sessions r', `/sessions/s1.jsonl ${APPEND_FLAGS}`]);
     await log.close?.();
     expect(await readFile(path, 'utf8')).toBe('{"type":"a"}\n{"type":"b"}\n{"type":"c"}\n{"type":"d"}\n');
     expect(await openDescriptorsOf(path)).toBe(0);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   ConflictError,
   CorruptError,
@@ -50,7 +51,7 @@ describe('putBackup', () => {
     const { volume, store } = storeWith({ '/w/a.sh': '#!/bin/sh\necho hi\n' });
     await volume.promises.chmod('/w/a.sh', 0o751);
     const info = await store.putBackup('s1', 'abc@v1', '/w/a.sh');
-    expect(info).toEqual({ size: 18, mode: 0o751 });
+    expect(info).toEqual({ size: 18, mode: 0o751, sha256: createHash('sha256').update('#!/bin/sh\necho hi\n').digest('hex') });
     expect(volume.readFileSync('/.fh/file-history/s1/abc@v1', 'utf8')).toBe('#!/bin/sh\necho hi\n');
     expect(Number(volume.statSync('/.fh/file-history/s1/abc@v1').mode) & 0o7777).toBe(0o751);
     expect(volume.readdirSync('/.fh/file-history/s1')).toEqual(['abc@v1']);

@@ -25,7 +25,8 @@
  * where the snapshot needs a folder is removed only when it is itself tracked and deleted by the
  * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
  */
-import { BackupMissingError, errnoCode } from '../errors.js';
+import { BackupMissingError, CorruptError, errnoCode } from '../errors.js';
+import { hashWorkspaceFile, type StoredBackup } from '../snapshot/change-detection.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import { findSnapshot } from '../state/state-queries.js';
@@ -170,10 +171,26 @@ async function applyPlan(
       }
     }
     const mode = restoredMode(plan.backup.mode ?? plan.info.mode, plan.info.mode);
-    await folder.replaceFile(name, (destination) => context.store.restoreBackup(context.sessionId, plan.backup.backupFileName, destination), mode);
+    await folder.replaceFile(name, (destination) => restoreChecked(context, plan.path, plan.backup, destination), mode);
     return 'restored';
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * Copy the backup into `destination` and, when its entry recorded a content hash, check the copy
+ * against it: a backup whose bytes changed since it was made (damaged or replaced in the store) is
+ * refused with `CorruptError` and the file is left as it is (the caller removes the temp copy).
+ */
+async function restoreChecked(context: FileHistoryContext, path: string, backup: StoredBackup, destination: string): Promise<void> {
+  await context.store.restoreBackup(context.sessionId, backup.backupFileName, destination);
+  if (backup.sha256 === undefined) return;
+  const digest = await hashWorkspaceFile(context.fs, destination);
+  if (digest !== backup.sha256) {
+    throw new CorruptError(
+      `${path}: backup ${backup.backupFileName} does not match the content hash recorded when it was made (sha256 ${backup.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…), so the file was left as it is; run fh verify to list damaged backups`,
+    );
   }
 }
 

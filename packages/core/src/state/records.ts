@@ -163,6 +163,10 @@ function parseBackup(value: unknown, label: string, path: string, warn: RecordWa
     if (typeof value.mode === 'number' && Number.isInteger(value.mode) && value.mode >= 0 && value.mode <= 0o7777) backup.mode = value.mode;
     else warn(`${where()}: mode ${JSON.stringify(value.mode)} ignored`);
   }
+  if (value.sha256 !== undefined) {
+    if (typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256)) backup.sha256 = value.sha256;
+    else warn(`${where()}: sha256 ${JSON.stringify(value.sha256)} ignored`);
+  }
   if (typeof value.error === 'string') backup.error = value.error;
   if (problems.length > 0) {
     const reason = problems.join('; ');
@@ -190,13 +194,14 @@ interface CachedBackup {
 
 /** Whether an entry's fields have the types a well-formed entry has (only those are cached). */
 function isCacheable(value: JsonObject): boolean {
-  const { backupFileName, version, backupTime, size, mode, error } = value;
+  const { backupFileName, version, backupTime, size, mode, error, sha256 } = value;
   return (
     typeof backupTime === 'string' &&
     typeof version === 'number' &&
     (backupFileName === null || typeof backupFileName === 'string') &&
     (size === undefined || typeof size === 'number') &&
     (mode === undefined || typeof mode === 'number') &&
+    (sha256 === undefined || typeof sha256 === 'string') &&
     (error === undefined || typeof error === 'string')
   );
 }
@@ -217,6 +222,7 @@ function findCached(cache: BackupParseCache, value: JsonObject): FileHistoryBack
       raw.backupTime === value.backupTime &&
       raw.size === value.size &&
       raw.mode === value.mode &&
+      raw.sha256 === value.sha256 &&
       raw.error === value.error
     ) {
       return entry.parsed;
@@ -227,7 +233,7 @@ function findCached(cache: BackupParseCache, value: JsonObject): FileHistoryBack
 
 function remember(cache: BackupParseCache, value: JsonObject, parsed: FileHistoryBackup): void {
   const key = bucketKey(value);
-  const raw = { backupFileName: value.backupFileName, version: value.version, backupTime: value.backupTime, size: value.size, mode: value.mode, error: value.error };
+  const raw = { backupFileName: value.backupFileName, version: value.version, backupTime: value.backupTime, size: value.size, mode: value.mode, sha256: value.sha256, error: value.error };
   const bucket = cache.get(key);
   if (bucket === undefined) cache.set(key, [{ raw, parsed }]);
   else bucket.push({ raw, parsed });

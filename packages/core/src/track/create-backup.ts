@@ -42,7 +42,7 @@ export async function createBackup(context: FileHistoryContext, absolutePath: st
     const put = sharedPut(context, name, absolutePath);
     try {
       const info = await put.result;
-      return { backupFileName: name, version: version + skipped, backupTime: put.startedAt, size: info.size, mode: info.mode };
+      return { backupFileName: name, version: version + skipped, backupTime: put.startedAt, size: info.size, mode: info.mode, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
     } catch (error) {
       if (FhError.hasCode(error, 'FH_NOT_FOUND')) {
         await assertAbsent(context, absolutePath, error);
