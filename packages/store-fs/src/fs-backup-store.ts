@@ -188,13 +188,13 @@ export class FsBackupStore implements BackupStore {
     const context = `restoreBackup "${backupFileName}" of session "${sessionId}" to "${destinationPath}"`;
     const info = await this.statBackup(sessionId, backupFileName);
     if (info === null) throw new NotFoundError(`${context}: backup does not exist`);
-    if (await this.exists(destinationPath, context)) throw new ConflictError(`${context}: destination already exists`);
     try {
       await this.fs.copyFile(path, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       const written = this.fs.statSync(destinationPath).size;
       if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
     } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
+      if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: destination already exists`, { cause: error });
+      await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
       throw translateFsError(error, context);
     }
   }

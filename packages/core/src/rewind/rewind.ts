@@ -186,7 +186,7 @@ async function applyPlan(
 async function restoreChecked(context: FileHistoryContext, path: string, backup: StoredBackup, destination: string): Promise<void> {
   await context.store.restoreBackup(context.sessionId, backup.backupFileName, destination);
   if (backup.sha256 === undefined) return;
-  const digest = await hashWorkspaceFile(context.fs, destination);
+  const digest = await hashWorkspaceFile(context.fs, destination, backup.size);
   if (digest !== backup.sha256) {
     throw new CorruptError(
       `${path}: backup ${backup.backupFileName} does not match the content hash recorded when it was made (sha256 ${backup.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…), so the file was left as it is; run fh verify to list damaged backups`,

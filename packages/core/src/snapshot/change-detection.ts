@@ -135,12 +135,15 @@ export async function workspaceFileEquals(
   }
 }
 
-/** Lower-case hex sha256 of a workspace file, read in 1 MiB steps. */
-export async function hashWorkspaceFile(fs: WorkspaceFs, absolutePath: string): Promise<string> {
+/**
+ * Lower-case hex sha256 of a workspace file, read in 1 MiB steps (or one step of `expectedSize`
+ * bytes plus one, when the caller knows about how big the file is, so small files allocate little).
+ */
+export async function hashWorkspaceFile(fs: WorkspaceFs, absolutePath: string, expectedSize?: number): Promise<string> {
   const handle = await fs.open(absolutePath, 'r');
   try {
     const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+    const buffer = Buffer.allocUnsafe(expectedSize === undefined ? HASH_CHUNK_BYTES : Math.min(HASH_CHUNK_BYTES, expectedSize + 1));
     for (let position = 0; ; ) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
