@@ -41,7 +41,6 @@ import { TRACKED_TOOLS } from '../hook-tools.js';
 import { MAX_PARSED_EVENT_BYTES, readHookEvent } from '../hook-input.js';
 import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
 import { endStaleWindows, openCommandTools } from '../command-window.js';
-import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 
 /** The fields of a hook event fh reads; others are ignored. */
 export interface HookEvent {
@@ -129,6 +128,9 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   if (typeof sessionId !== 'string' || sessionId === '') throw new Error('the hook event has no session_id');
   if (checkpointingDisabled(environment)) return;
   const cwd = typeof event.cwd === 'string' && isAbsolute(event.cwd) ? event.cwd : (options.cwd ?? process.cwd());
+  // Loaded only for an event fh acts on (as are @fh/core and the store's package below), so an
+  // ignored event loads nothing but this file.
+  const { defaultStoreUri, openStore, parseStoreUri } = await import('../store-uri.js');
   const location = parseStoreUri(options.store ?? defaultStoreUri(environment), {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
