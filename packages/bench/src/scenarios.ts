@@ -4,4 +4,5 @@
  */
 import './core-scenarios.js';
 import './hook-scenarios.js';
+import './hook-s3-scenarios.js';
 import './shell-scenarios.js';

@@ -1,0 +1,148 @@
+/**
+ * `fh hook` on the S3 store: each event kind with `--store s3://…` against s3rver on 127.0.0.1
+ * (started in this process; the CLI is spawned asynchronously, so s3rver goes on answering it),
+ * interleaved round by round with the same event on the fs store over the same kind of session
+ * (10 turns × 100 tracked files). Each S3 event's requests are counted at the server, and one
+ * request's round trip (a GetObject of a small object through the SDK, in this process, on a warm
+ * connection) is timed beside it.
+ *
+ * Target (issue 16): an event on S3 ≤ the same event on the fs store + its own round trips. What
+ * is left over is loading the AWS SDK's client (shown as an `info` row: `node` importing
+ * `@aws-sdk/client-s3` against `node -e 0`), which every event that sends a request needs; an
+ * event that sends none (PostToolUse) loads no SDK, and a small backup loads no multipart uploader.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_TIMESTAMP_GRANULARITY_MS } from '@fh/core';
+import { FsBackupStore } from '@fh/store-fs';
+import { S3BackupStore } from '@fh/store-s3';
+import S3rver from 's3rver';
+import { nodeStart, timedChild } from './floors.js';
+import { buildSession, hookEvent, runHook } from './hook-scenarios.js';
+import { interleave, median, type Contender } from './measure.js';
+import { registerScenario, type BenchContext } from './runner.js';
+import { createFiles } from './workspace.js';
+
+const TRACKED = 100;
+const TURNS = 10;
+const ROUNDS = Number(process.env.FH_BENCH_HOOK_ROUNDS ?? 9);
+const BUCKET = 'fh-bench';
+const KINDS = ['UserPromptSubmit', 'PreToolUse Write, tracked file', 'PreToolUse Write, new file', 'PostToolUse Write (ignored)'] as const;
+
+async function run(context: BenchContext): Promise<void> {
+  const { folders, log } = context;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const directory = await mkdtemp(join(tmpdir(), 'fh-bench-s3rver-'));
+  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: BUCKET, configs: [] }] });
+  const { port } = await server.run();
+  context.defer(async () => {
+    await server.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+  // Count every request s3rver answers (wrapping its Koa handler).
+  let requests = 0;
+  const httpServer = (server as unknown as { httpServer: Server }).httpServer;
+  const koa = httpServer.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void;
+  httpServer.removeAllListeners('request');
+  httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    requests += 1;
+    koa(request, response);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const clientConfig = {
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+    responseChecksumValidation: 'WHEN_REQUIRED' as const,
+  };
+  const s3Store = new S3BackupStore({ bucket: BUCKET, prefix: 'hook', clientConfig });
+  context.defer(() => s3Store.destroy());
+  const fsStore = new FsBackupStore({ root: folders.store });
+
+  const absolute = (path: string) => join(folders.project, path);
+  log(`creating ${TRACKED} tracked files and the new ones ...`);
+  const tracked = (await createFiles(folders.project, TRACKED, 2048)).map(absolute);
+  const freshFolder = join(folders.project, 'fresh');
+  const fresh = (await createFiles(freshFolder, (ROUNDS + 1) * 2, 4096)).map((path) => join(freshFolder, path));
+  log(`sessions of ${TURNS} turns × ${TRACKED} tracked on both stores ...`);
+  await buildSession(fsStore, folders.project, 'hook-fs', tracked, TURNS);
+  await buildSession(s3Store, folders.project, 'hook-s3', tracked, TURNS);
+  await new Promise((resolve) => setTimeout(resolve, DEFAULT_TIMESTAMP_GRANULARITY_MS + 200));
+
+  const base: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PROJECT_DIR: folders.project };
+  delete base.FH_DISABLE_FILE_CHECKPOINTING;
+  const s3Environment: NodeJS.ProcessEnv = {
+    ...base,
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_REGION: 'us-east-1',
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  const stores = [
+    { name: 'fs', uri: folders.store, sessionId: 'hook-fs', environment: base, slot: 0 },
+    { name: 's3', uri: `s3://${BUCKET}/hook`, sessionId: 'hook-s3', environment: s3Environment, slot: 1 },
+  ];
+  await s3Store.putBackup('rtt', 'object@v1', tracked[0] as string);
+  const counts = new Map<string, number[]>();
+  const smallEvent = hookEvent('PostToolUse Write (ignored)', 'node', folders.project, tracked[0] as string, tracked[0] as string, 0);
+  const contenders: Contender[] = [
+    { name: 'node -e 0', run: async () => void (await nodeStart(smallEvent)) },
+    {
+      name: 'round trip',
+      run: async () => {
+        await s3Store.statBackup('rtt', 'object@v1');
+      },
+    },
+    { name: 'node imports the SDK client', run: async () => void (await timedChild(process.execPath, ['--input-type=module', '-e', "await import('@aws-sdk/client-s3')"], '', process.env, fileURLToPath(new URL('..', import.meta.url)))) },
+  ];
+  for (const store of stores) {
+    for (const kind of KINDS) {
+      const name = `${kind} @${store.name}`;
+      counts.set(name, []);
+      let input = '';
+      contenders.push({
+        name,
+        prepare: async (round) => {
+          input = hookEvent(kind, store.sessionId, folders.project, tracked[round % TRACKED] as string, fresh[round * 2 + store.slot] as string, round);
+        },
+        run: async () => {
+          const before = requests;
+          await runHook(store.uri, input, store.environment, folders.project);
+          counts.get(name)?.push(requests - before);
+        },
+      });
+    }
+  }
+  log(`${ROUNDS} rounds of ${contenders.length} contenders ...`);
+  const times = await interleave(ROUNDS, contenders);
+  const get = (name: string) => times.get(name) ?? [];
+  const roundTrip = median(get('round trip'));
+  for (const kind of KINDS) {
+    const sent = median(counts.get(`${kind} @s3`) ?? []);
+    context.report({
+      scenario: `fh hook ${kind}, ${TURNS} turns × ${TRACKED} tracked, on S3 (s3rver)`,
+      fh: get(`${kind} @s3`),
+      floors: [
+        { name: 'same on fs', times: get(`${kind} @fs`) },
+        { name: `${sent} round trips`, times: sent * roundTrip },
+      ],
+    });
+  }
+  const node = get('node -e 0');
+  context.report({ scenario: '  loading @aws-sdk/client-s3 (node imports it)', fh: get('node imports the SDK client'), floors: [{ name: 'node -e 0', times: node }], kind: 'info' });
+  log(`one round trip ${roundTrip.toFixed(2)} ms; SDK client import ${(median(get('node imports the SDK client')) - median(node)).toFixed(0)} ms over node -e 0`);
+}
+
+registerScenario({
+  name: 'hook-s3',
+  description: `fh hook per event kind on the S3 store (s3rver on 127.0.0.1) against the fs store + the event's round trips`,
+  run,
+});
