@@ -14,6 +14,15 @@ import { listObjects, type S3Context } from './s3-context.js';
 /** How many times an append looks for a free sequence number before giving up. */
 const APPEND_ATTEMPTS = 20;
 
+/** Most objects `readEnds` reads at the log's head (the `fh-session` record is in the first). */
+export const HEAD_OBJECTS = 2;
+
+/** `readEnds` reads one tail object per this many bytes of its tail budget (16 for 1 MiB). */
+export const TAIL_BYTES_PER_OBJECT = 64 * 1024;
+
+/** Fewest objects `readEnds` reads at the log's tail. */
+export const MIN_TAIL_OBJECTS = 16;
+
 /** Where a session's next append goes, shared by every handle of the session in one store. */
 export interface LogCursor {
   /** Next sequence number to try; undefined until the session's objects were listed. */
@@ -77,16 +86,20 @@ export class S3SessionLog implements SessionLog {
    * The records of the first objects holding at most `headBytes` and the last objects holding at
    * most `tailBytes` (objects are whole lines, so no line is cut; an object larger than the room
    * left is not read), fetching only those objects; every record, in `head`, when the two cover
-   * all objects. Sizes in bytes. Throws like {@link read}.
+   * all objects. Each object is a request, so the ends are also bounded in objects: at most
+   * {@link HEAD_OBJECTS} at the head and one per {@link TAIL_BYTES_PER_OBJECT} of `tailBytes`
+   * (at least {@link MIN_TAIL_OBJECTS}) at the tail; a log of many small appends is not read whole
+   * just because its bytes would fit. Sizes in bytes. Throws like {@link read}.
    */
   async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
     const keys = await this.logKeys();
     const total = keys.reduce((sum, entry) => sum + entry.size, 0);
-    if (total <= headBytes + tailBytes) return { head: (await this.read()).records, tail: [], whole: true };
+    const tailObjects = Math.max(MIN_TAIL_OBJECTS, Math.floor(tailBytes / TAIL_BYTES_PER_OBJECT));
+    if (total <= headBytes + tailBytes && keys.length <= HEAD_OBJECTS + tailObjects) return { head: (await this.read()).records, tail: [], whole: true };
     let headCount = 0;
-    for (let used = 0; headCount < keys.length && used + (keys[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += keys[headCount]?.size ?? 0;
+    for (let used = 0; headCount < Math.min(keys.length, HEAD_OBJECTS) && used + (keys[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += keys[headCount]?.size ?? 0;
     let tailStart = keys.length;
-    for (let used = 0; tailStart > headCount && used + (keys[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += keys[tailStart - 1]?.size ?? 0;
+    for (let used = 0; tailStart > headCount && keys.length - tailStart < tailObjects && used + (keys[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += keys[tailStart - 1]?.size ?? 0;
     const recordsOf = async (entries: ReadonlyArray<{ key: string }>) => {
       const texts = await Promise.all(entries.map(({ key }) => this.context.limit(() => this.readText(key))));
       return texts.flatMap((text) => (text === undefined ? [] : parseJsonl(text).records));

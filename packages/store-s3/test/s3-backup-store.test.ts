@@ -400,6 +400,19 @@ describe('session log', () => {
     expect(await log.readEnds?.(5, 5)).toEqual({ head: [], tail: [], whole: false });
   });
 
+  it('readEnds of a log of many small appends reads 2 objects at the head and 16 per MiB of tail, not the whole log', async () => {
+    const store = createStore();
+    const log = store.sessionLog('many-ends');
+    const records = Array.from({ length: 40 }, (_, index) => ({ type: 'r', index }));
+    for (const record of records) await log.append([record]);
+    const gets = () => server.requestCounts.get('GET') ?? 0;
+    const before = gets();
+    expect(await log.readEnds?.(64 * 1024, 1024 * 1024)).toEqual({ head: records.slice(0, 2), tail: records.slice(24), whole: false });
+    // One listing and the 18 objects.
+    expect(gets() - before).toBe(19);
+    expect(await log.readEnds?.(64 * 1024, 16 * 1024 * 1024)).toEqual({ head: records, tail: [], whole: true });
+  });
+
   it('reads a session without records as empty', async () => {
     expect(await createStore().sessionLog('nothing').read()).toEqual({ records: [], skipped: [] });
   });
