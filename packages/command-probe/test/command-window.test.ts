@@ -197,3 +197,48 @@ describe('command window with the real git and bash', () => {
     await expectRewindAndUndo(world, before, readTree(world.project));
   });
 });
+
+describe('command window caps and failures', () => {
+  it('files over the per-file cap are reported, never silently dropped', async () => {
+    world = await openWorld(baseRepository);
+    sh(world.project, "head -c 100 /dev/zero > big-untracked.bin && printf '%.0s-' $(seq 1 80) > src/lib/b.txt && git add src/lib/b.txt && git commit -qm big");
+    const options = { probe: world.probe, journal: world.journal, limits: { maxFileBytes: 50 } };
+    const window = await world.history.beginCommand(options);
+    expect(window.notCaptured).toEqual([{ path: 'big-untracked.bin', reason: '100 bytes, over the per-file cap of 50 bytes (maxFileBytes)' }]);
+    sh(world.project, 'rm big-untracked.bin src/lib/b.txt && echo small > src/a.txt');
+    const capture = await world.history.endCommand(window.windowId, options);
+    expect(capture.captured).toEqual([{ path: 'src/a.txt', change: 'modified', source: 'git' }]);
+    expect(capture.notCaptured).toEqual([
+      { path: 'big-untracked.bin', change: 'deleted', reason: '100 bytes, over the per-file cap of 50 bytes (maxFileBytes)' },
+      { path: 'src/lib/b.txt', change: 'deleted', reason: 'over the per-file cap of 50 bytes (maxFileBytes)' },
+    ]);
+  });
+
+  it('an end that fails leaves the window open: ending it again captures the command', async () => {
+    world = await openWorld(baseRepository);
+    const before = readTree(world.project);
+    const real = world.probe;
+    let failures = 1;
+    const flaky = {
+      begin: real.begin.bind(real),
+      materializeBlobs: real.materializeBlobs.bind(real),
+      release: real.release.bind(real),
+      checkoutMode: real.checkoutMode.bind(real),
+      end: async (...args: Parameters<typeof real.end>) => {
+        if (failures-- > 0) throw new Error('git status failed (injected)');
+        return real.end(...args);
+      },
+    };
+    const options = { probe: flaky, journal: world.journal };
+    const window = await world.history.beginCommand({ ...options, windowId: 'toolu_retry' });
+    sh(world.project, 'rm src/a.txt');
+    await expect(world.history.endCommand(window.windowId, options)).rejects.toThrow('git status failed (injected)');
+    expect((await world.journal.listWindows()).map((record) => record.windowId)).toEqual(['toolu_retry']);
+    const capture = await world.history.endCommand(window.windowId, options);
+    expect(capture.captured).toEqual([{ path: 'src/a.txt', change: 'deleted', source: 'git' }]);
+    expect(await world.journal.listWindows()).toEqual([]);
+    await expect(world.history.endCommand(window.windowId, options)).rejects.toThrow('no open command window "toolu_retry" in session s1: it was never begun or has already ended');
+    const { rewound } = await rewindAndUndo(world);
+    expect(rewound).toEqual(before);
+  });
+});

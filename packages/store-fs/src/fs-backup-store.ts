@@ -7,6 +7,8 @@
  *   {root}/file-history/{sessionId}/.fh-tmp-*          a backup being written, linked into place when complete
  *   {root}/sessions/{sessionId}.jsonl                  the session's records, one JSON per line, fsynced
  *   {root}/locks/{sessionId}.lock/                     proper-lockfile lock folder while a session is open
+ *   {root}/commands/{sessionId}/                       open command windows of `fh hook` / `fh run` (written by
+ *                                                      @fh/command-probe; removed with the session)
  *
  * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) into a
  * temp name, chmod'ed to the source's permission bits, then hard-linked to its final name, which
@@ -315,6 +317,8 @@ export class FsBackupStore implements BackupStore {
       await this.fs.rm(this.sessionFolder(sessionId), { recursive: true, force: true });
       await this.fs.rm(this.logPath(sessionId), { force: true });
       await this.fs.rm(this.lockPath(sessionId), { recursive: true, force: true });
+      // Command windows `fh hook` / `fh run` keep for the session (see @fh/command-probe).
+      await this.fs.rm(join(this.root, 'commands', sessionId), { recursive: true, force: true });
     } catch (error) {
       throw translateFsError(error, `deleteSession "${sessionId}"`);
     }

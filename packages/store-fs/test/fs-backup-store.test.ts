@@ -473,11 +473,14 @@ describe('listSessions and deleteSession', () => {
     await store.putBackup('s1', 'a@v1', join(workspace, 'a.txt'));
     await store.putBackup('s2', 'a@v1', join(workspace, 'a.txt'));
     await store.sessionLog('s1').append([{ type: 'x' }]);
+    await mkdir(join(root, 'commands', 's1'), { recursive: true });
+    await writeFile(join(root, 'commands', 's1', 'window-toolu_1.json'), '{}');
+    await mkdir(join(root, 'commands', 's2'), { recursive: true });
     const lock = await store.lockSession('s1');
     await store.deleteSession('s1');
     await store.deleteSession('s1');
     await lock.release();
-    expect(await listTree(root)).toEqual(['file-history', 'file-history/s2', 'file-history/s2/a@v1', 'locks', 'sessions']);
+    expect(await listTree(root)).toEqual(['commands', 'commands/s2', 'file-history', 'file-history/s2', 'file-history/s2/a@v1', 'locks', 'sessions']);
   });
 });
 
