@@ -1,5 +1,6 @@
 import { readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { restoreStateFromLog } from '@fh/core';
 import { describe, expect, it } from 'vitest';
 import { readTree, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
@@ -125,8 +126,7 @@ describe('fh rewind', () => {
     const box = await session();
     const before = await readTree(box.project);
     const log = (await readFile(join(box.store, 'sessions', `${SESSION}.jsonl`), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-    const lastSnapshot = log.filter((record) => record.type === 'file-history-snapshot').at(-1);
-    const name = lastSnapshot.snapshot.trackedFileBackups['lib.txt'].backupFileName as string;
+    const name = restoreStateFromLog(log, { projectRoot: box.project }).snapshots.at(-1)?.trackedFileBackups['lib.txt']?.backupFileName as string;
     await unlink(join(box.store, 'file-history', SESSION, name));
     const result = await box.fh(['--session', SESSION, 'rewind', 'p2', '--mode', 'code', '--yes']);
     expect(result.exitCode).toBe(1);

@@ -19,9 +19,11 @@ import {
 import { fileHistoryGetDiffStats, fileHistoryHasAnyChanges, type DiffStatsOptions } from './rewind/diff-stats.js';
 import { fileHistoryMakeSnapshot } from './snapshot/make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './state/record-queue.js';
-import { attachmentRecords, fhSessionRecord, parseFhSessionRecord, snapshotRecord, FH_SESSION_RECORD_TYPE } from './state/records.js';
+import { attachmentRecords, deltaRecord, fhSessionRecord, parseFhSessionRecord, snapshotRecord, SNAPSHOT_UPDATE_MAX_FILES } from './state/records.js';
 import { readLogEnds } from './state/log-ends.js';
-import { latestSnapshotFromTail, restoreStateFromLog } from './state/restore-state.js';
+import { rebuildStateFromLog } from './state/rebuild.js';
+import { latestStateFromTail } from './state/restore-state.js';
+import { diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
 import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind/rewind.js';
@@ -31,7 +33,7 @@ import type { BackupStore, LogRecord, SessionLock, SessionLog, WorkspaceFs } fro
 import { fileHistoryTrackEdit } from './track/track-edit.js';
 import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
-import { emptyFileHistoryState, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
@@ -74,12 +76,17 @@ export interface FileHistoryOptions {
    */
   lock?: boolean;
   /**
-   * How much of the session's state to rebuild from its log. `'all'` (default): every snapshot.
-   * `'latest'`: only the newest one, read from the two ends of the log where the store can
-   * ({@link SessionLog.readEnds}), for a short-lived process that only calls `trackEdit` (an agent
-   * hook): its cost does not grow with the session. Such a history refuses `makeSnapshot`,
-   * `rewind`, `getDiffStats`, `hasAnyChanges` and `canRestore` with `InvalidArgumentError`; when
-   * the log's ends do not settle the newest snapshot, the whole log is read as with `'all'`.
+   * How much of the session's state to rebuild from its log. `'all'` (default): every snapshot
+   * (streamed, see `rebuildStateFromLog`). `'latest'`: only the newest ones, read from the two
+   * ends of the log where the store can ({@link SessionLog.readEnds}): from the newest full
+   * snapshot record on, for a short-lived process that calls `trackEdit` or `makeSnapshot` (an
+   * agent hook): its cost does not grow with the session. `makeSnapshot` there continues the
+   * session exactly (its snapshot count, and retention from the retention index the full record
+   * carries); when the tail starts at an older-format record that does not give them, the first
+   * `makeSnapshot` reads the whole log first. Such a history refuses `rewind`, `getDiffStats`,
+   * `hasAnyChanges` and `canRestore` with `InvalidArgumentError`, and checks a new snapshot's
+   * message id only against the snapshots it read; when the log's ends do not settle the newest
+   * snapshot, the whole log is read as with `'all'`.
    */
   rebuild?: 'all' | 'latest';
   /**
@@ -118,7 +125,10 @@ export interface FileHistoryReader {
   readonly store: BackupStore;
   readonly fs: WorkspaceFs;
   readonly enabled: boolean;
-  /** The current state; treat as read-only (it is replaced, never mutated, on each change). */
+  /**
+   * The current state; treat as read-only. It is replaced on each change, except that `trackEdit`
+   * adds to the newest snapshot's `trackedFileBackups` and to `trackedFiles` in place.
+   */
   readonly state: Readonly<FileHistoryState>;
   getDiffStats(messageId: string, options?: DiffStatsOptions): Promise<DiffStats>;
   hasAnyChanges(messageId: string): Promise<boolean>;
@@ -147,6 +157,10 @@ interface FileHistoryParts {
   closeLog: (() => Promise<void>) | undefined;
   lock: SessionLock | undefined;
   resumeResult: ResumeResult | undefined;
+  /** The log read at open and written to (undefined: `log: false`). */
+  log?: SessionLog | undefined;
+  recorder?: SnapshotRecorder | undefined;
+  options?: FileHistoryOptions;
 }
 
 /** Take the session's lock when the store can lock; undefined otherwise. */
@@ -161,56 +175,170 @@ function isEnabled(options: Pick<FileHistoryOptions, 'enabled' | 'env'>): boolea
   return options.enabled !== false && !disabledByEnv;
 }
 
-/**
- * Read the session log: with `rebuild: 'latest'`, only its ends when they settle the newest
- * snapshot (`partial`); otherwise all of it (see {@link readWholeLog}). Returns the state to start
- * from (undefined: empty).
- */
-async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<{ state: FileHistoryState | undefined; partial: boolean }> {
-  const warn = options.onWarning ?? (() => {});
-  if (options.rebuild === 'latest' && options.initialState === undefined) {
-    const latest = await readLatestOnly(log, context, warn);
-    if (latest !== undefined) return { state: latest, partial: true };
-  }
-  return { state: await readWholeLog(log, context, options, warn), partial: false };
+/** What reading the session log gave: the state to start from (undefined: empty) and how it was read. */
+interface LogReading {
+  state: FileHistoryState | undefined;
+  /** Only the newest snapshots were read (`rebuild: 'latest'`). */
+  partial: boolean;
+  /** See `RebuildResult.diffBase`. */
+  diffBase: number | undefined;
 }
 
 /**
- * The state holding only the newest snapshot, from the log's ends (see `rebuild: 'latest'`), or
- * undefined when the log cannot read its ends, is small enough to read whole, has no `fh-session`
- * record at its start, or its tail does not settle the newest snapshot. Every tracked file is in
- * the newest snapshot (each snapshot covers them all), so its keys are the tracked files.
+ * Read the session log: with `rebuild: 'latest'`, only its ends when they settle the newest
+ * snapshot (`partial`); otherwise all of it, streamed (see {@link readWholeLog}).
  */
-async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void): Promise<FileHistoryState | undefined> {
+async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<LogReading> {
+  const warn = options.onWarning ?? (() => {});
+  if (options.rebuild === 'latest' && options.initialState === undefined) {
+    const latest = await readLatestOnly(log, context, warn);
+    if (latest !== undefined) return latest;
+  }
+  return readWholeLog(log, context, options, warn);
+}
+
+/**
+ * The newest snapshots, from the log's ends (see `rebuild: 'latest'`), or undefined when the log
+ * cannot read its ends, is small enough to read whole, has no `fh-session` record at its start,
+ * or its tail does not settle the newest snapshot. Every tracked file is in the newest snapshot
+ * (each snapshot covers them all), so its keys are the tracked files. When the tail starts at an
+ * `fh-snapshot` full record, the state also holds the session's snapshot count and retention
+ * index (`heldSnapshots`, `superseded`), so `makeSnapshot` can continue from it.
+ */
+async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void): Promise<LogReading | undefined> {
   const ends = await readLogEnds(log);
   if (ends === undefined || ends.whole) return undefined;
   const recordedRoot = ends.head.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
   if (recordedRoot === undefined) return undefined;
-  const latest = latestSnapshotFromTail(ends.tail, { projectRoot: context.projectRoot, onWarning: warn });
-  if (latest === undefined) return undefined;
+  const tail = latestStateFromTail(ends.tail, { projectRoot: context.projectRoot, onWarning: warn });
+  if (tail === undefined || tail.state.snapshots.length === 0) return undefined;
   if (recordedRoot !== context.projectRoot) {
     warn(`session ${context.sessionId} was recorded for project ${recordedRoot} and is opened for ${context.projectRoot}`);
   }
-  return { snapshots: [latest], trackedFiles: new Set(Object.keys(latest.trackedFileBackups)), snapshotSequence: 1 };
+  const latest = tail.state.snapshots.at(-1) as FileHistorySnapshot;
+  if (!tail.exact) {
+    return { state: { snapshots: [latest], trackedFiles: new Set(Object.keys(latest.trackedFileBackups)), snapshotSequence: 1 }, partial: true, diffBase: undefined };
+  }
+  return { state: tail.state, partial: true, diffBase: tail.diffBase };
 }
 
 /**
- * Read the whole log: warn about skipped lines, rebuild the state when `initialState` is not
- * given, and append the `fh-session` record on the session's first open.
+ * Read the whole log, streamed (`rebuildStateFromLog`): warn once per kind of skipped line,
+ * rebuild the state when `initialState` is not given, and append the `fh-session` record on the
+ * session's first open.
  */
-async function readWholeLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions, warn: (message: string) => void): Promise<FileHistoryState | undefined> {
-  const { records, skipped } = await log.read();
-  for (const line of skipped) warn(`session ${context.sessionId}: log line ${line.line} skipped (${line.reason})`);
-  const sessions = records.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
-  const recordedRoot = sessions.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
+async function readWholeLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions, warn: (message: string) => void): Promise<LogReading> {
+  const recordWarnings: string[] = [];
+  const rebuilt = await rebuildStateFromLog(log, { projectRoot: context.projectRoot, onWarning: (message) => recordWarnings.push(message) });
+  for (const [reason, { count, firstLine }] of rebuilt.skippedLines) {
+    warn(count === 1 ? `session ${context.sessionId}: log line ${firstLine} skipped (${reason})` : `session ${context.sessionId}: ${count} log lines skipped (${reason}), the first at line ${firstLine}`);
+  }
+  const recordedRoot = rebuilt.sessions.map((session) => session.projectRoot).find((root) => root !== undefined);
   if (recordedRoot !== undefined && recordedRoot !== context.projectRoot) {
     warn(`session ${context.sessionId} was recorded for project ${recordedRoot} and is opened for ${context.projectRoot}`);
   }
-  if (sessions.length === 0) {
+  for (const message of recordWarnings) warn(message);
+  if (rebuilt.sessions.length === 0) {
     await log.append([fhSessionRecord({ sessionId: context.sessionId, projectRoot: context.projectRoot, createdAt: new Date() })]);
   }
-  if (options.initialState !== undefined || records.length === 0) return options.initialState;
-  return restoreStateFromLog(records, { projectRoot: context.projectRoot, onWarning: warn });
+  if (options.initialState !== undefined) return { state: options.initialState, partial: false, diffBase: undefined };
+  if (!rebuilt.hasRecords) return { state: undefined, partial: false, diffBase: undefined };
+  return { state: rebuilt.state, partial: false, diffBase: rebuilt.diffBase };
+}
+
+/**
+ * Most `fh-snapshot` diff records between two full ones: past it the next snapshot is recorded in
+ * full, so a rebuild replays at most this many small records after a full one.
+ */
+export const FULL_SNAPSHOT_RECORD_EVERY = 1000;
+
+/**
+ * Records the snapshots of one history in its session log: in fh's compact form (`fh-snapshot`
+ * diff records against the previous snapshot, and a full record when the log does not hold the
+ * previous one in full, when the entries recorded since the last full record reach the number of
+ * tracked files, or after {@link FULL_SNAPSHOT_RECORD_EVERY} diffs), or in Claude Code's own full
+ * form for a log Claude Code reads (`SessionLog.recordForm`). Attachments are `file-history-delta`
+ * records (in Claude Code's form, whole updates for small snapshots, see `attachmentRecords`).
+ * A diff is written only against a snapshot whose own records were all durable: after a failed
+ * append the next snapshot is recorded in full, so a rebuild never applies a diff to the wrong base.
+ */
+class SnapshotRecorder {
+  /** The newest snapshot the log holds exactly, with its sequence. */
+  private base: { snapshot: FileHistorySnapshot; sequence: number } | undefined;
+  private entriesSinceFull = 0;
+  private diffsSinceFull = 0;
+
+  constructor(
+    private readonly queue: RecordQueue,
+    private readonly form: 'fh' | 'claude-code',
+    private readonly state: () => FileHistoryState,
+  ) {}
+
+  /** Start from what the log held when it was read (`diffBase`: the newest snapshot's sequence, when exact). */
+  startFrom(state: FileHistoryState, diffBase: number | undefined): void {
+    const newest = state.snapshots.at(-1);
+    this.base = newest !== undefined && diffBase !== undefined && diffBase === state.snapshotSequence ? { snapshot: newest, sequence: diffBase } : undefined;
+  }
+
+  record(snapshot: FileHistorySnapshot, isUpdate: boolean, attachedPaths?: readonly string[]): Promise<void> {
+    if (this.form === 'claude-code') {
+      const written = isUpdate && attachedPaths !== undefined ? attachmentRecords(snapshot, attachedPaths) : [snapshotRecord(snapshot, isUpdate)];
+      return Promise.all(written.map((record) => this.queue.append(record as unknown as LogRecord))).then(() => undefined);
+    }
+    if (isUpdate) {
+      const paths = attachedPaths ?? Object.keys(snapshot.trackedFileBackups);
+      const timestamp = new Date();
+      this.entriesSinceFull += paths.length;
+      const written = paths.map((path) => this.queue.append(deltaRecord(snapshot.messageId, path, snapshot.trackedFileBackups[path] as FileHistoryBackup, timestamp) as unknown as LogRecord));
+      return this.settle(Promise.all(written), undefined);
+    }
+    const state = this.state();
+    const sequence = state.snapshotSequence;
+    const index = state.snapshots.lastIndexOf(snapshot);
+    const previous = index > 0 ? state.snapshots[index - 1] : undefined;
+    const backups = snapshot.trackedFileBackups;
+    let record: LogRecord | undefined;
+    if (previous !== undefined && this.base?.snapshot === previous && this.base.sequence === sequence - 1 && this.diffsSinceFull < FULL_SNAPSHOT_RECORD_EVERY) {
+      const before = previous.trackedFileBackups;
+      const entries: Record<string, FileHistoryBackup> = {};
+      let changed = 0;
+      for (const path in backups) {
+        const entry = backups[path] as FileHistoryBackup;
+        if (before[path] !== entry) {
+          entries[path] = entry;
+          changed += 1;
+        }
+      }
+      const removed: string[] = [];
+      for (const path in before) if (backups[path] === undefined) removed.push(path);
+      const tracked = Object.keys(backups).length;
+      if (this.entriesSinceFull + changed + removed.length < Math.max(tracked, SNAPSHOT_UPDATE_MAX_FILES)) {
+        record = diffSnapshotRecord(snapshot.messageId, snapshot.timestamp, sequence, sequence - 1, entries, removed);
+        this.entriesSinceFull += changed + removed.length;
+        this.diffsSinceFull += 1;
+      }
+    }
+    if (record === undefined) {
+      record = fullSnapshotRecord(snapshot, sequence, state.superseded);
+      this.entriesSinceFull = 0;
+      this.diffsSinceFull = 0;
+    }
+    this.base = undefined;
+    return this.settle(this.queue.append(record), { snapshot, sequence });
+  }
+
+  /** After the write: the log holds `next` exactly (or, for an attachment, still the same base); on failure nothing is trusted. */
+  private settle(written: Promise<unknown>, next: { snapshot: FileHistorySnapshot; sequence: number } | undefined): Promise<void> {
+    return written.then(
+      () => {
+        if (next !== undefined) this.base = next;
+      },
+      (error: unknown) => {
+        this.base = undefined;
+        throw error;
+      },
+    );
+  }
 }
 
 /** One session's file history. Create with {@link FileHistory.open}. */
@@ -226,7 +354,10 @@ export class FileHistory implements FileHistoryReader {
   private current: FileHistoryState;
   private readonly context: FileHistoryContext;
   private readonly records: RecordQueue | undefined;
-  private readonly partial: boolean;
+  private partial: boolean;
+  private readonly log: SessionLog | undefined;
+  private readonly recorder: SnapshotRecorder | undefined;
+  private readonly options: FileHistoryOptions | undefined;
   private readonly closeLog: (() => Promise<void>) | undefined;
   private readonly lock: SessionLock | undefined;
   private readonly listeners = new Set<SnapshotFilesChangedListener>();
@@ -249,6 +380,9 @@ export class FileHistory implements FileHistoryReader {
     this.current = parts.state;
     this.records = parts.records;
     this.partial = parts.partial;
+    this.log = parts.log;
+    this.recorder = parts.recorder;
+    this.options = parts.options;
     this.closeLog = parts.closeLog;
     this.lock = parts.lock;
     this.resumeResult = parts.resumeResult;
@@ -322,6 +456,8 @@ export class FileHistory implements FileHistoryReader {
   private static async create(options: FileHistoryOptions, heldLock: SessionLock | undefined, resumeResult: ResumeResult | undefined): Promise<FileHistory> {
     const enabled = isEnabled(options);
     let records: RecordQueue | undefined;
+    let recorder: SnapshotRecorder | undefined;
+    let history: FileHistory | undefined;
     let context: FileHistoryContext;
     try {
       context = createFileHistoryContext({
@@ -333,12 +469,8 @@ export class FileHistory implements FileHistoryReader {
         ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }),
         ...(options.diffSizeCapBytes === undefined ? {} : { diffSizeCapBytes: options.diffSizeCapBytes }),
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
-        recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean, attachedPaths?: readonly string[]) => {
-          if (records === undefined) return Promise.resolve();
-          const queue = records;
-          const written = isUpdate && attachedPaths !== undefined ? attachmentRecords(snapshot, attachedPaths) : [snapshotRecord(snapshot, isUpdate)];
-          return Promise.all(written.map((record) => queue.append(record as unknown as LogRecord))).then(() => undefined);
-        },
+        recordSnapshot: (snapshot: FileHistorySnapshot, isUpdate: boolean, attachedPaths?: readonly string[]) =>
+          recorder === undefined ? Promise.resolve() : recorder.record(snapshot, isUpdate, attachedPaths),
       });
     } catch (error) {
       await heldLock?.release();
@@ -348,12 +480,16 @@ export class FileHistory implements FileHistoryReader {
     const ownLog = options.log === undefined ? context.store.sessionLog(context.sessionId, { holdOpen: true }) : undefined;
     const log = options.log === false ? undefined : (options.log ?? ownLog);
     records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
+    if (log !== undefined && records !== undefined) recorder = new SnapshotRecorder(records, log.recordForm ?? 'fh', () => history?.current ?? emptyFileHistoryState());
     const closeLog = ownLog?.close === undefined ? undefined : () => ownLog.close?.() ?? Promise.resolve();
     let lock = heldLock;
     try {
       if (lock === undefined && options.lock !== false) lock = await acquireLock(context.store, context.sessionId);
-      const read = log === undefined ? { state: options.initialState, partial: false } : await readSessionLog(log, context, options);
-      return new FileHistory({ context, enabled, state: read.state ?? emptyFileHistoryState(), partial: read.partial, records, closeLog, lock, resumeResult });
+      const read: LogReading = log === undefined ? { state: options.initialState, partial: false, diffBase: undefined } : await readSessionLog(log, context, options);
+      const state = read.state ?? emptyFileHistoryState();
+      recorder?.startFrom(state, read.diffBase);
+      history = new FileHistory({ context, enabled, state, partial: read.partial, records, closeLog, lock, resumeResult, log, recorder, options });
+      return history;
     } catch (error) {
       await closeLog?.().catch(() => undefined);
       await lock?.release();
@@ -366,7 +502,7 @@ export class FileHistory implements FileHistoryReader {
     return this.lock !== undefined && !this.closed;
   }
 
-  /** The current state (snapshots oldest first, tracked files, sequence). Replaced on each change. */
+  /** The current state (snapshots oldest first, tracked files, sequence); see {@link FileHistoryReader.state}. */
   get state(): Readonly<FileHistoryState> {
     return this.current;
   }
@@ -397,9 +533,9 @@ export class FileHistory implements FileHistoryReader {
    */
   async makeSnapshot(messageId: string): Promise<FileHistorySnapshot | undefined> {
     this.assertOpen();
-    this.assertWhole('makeSnapshot');
     if (!this.enabled) return undefined;
     return this.runSerially(async () => {
+      if (this.partial && this.current.heldSnapshots === undefined) await this.readWholeLog();
       if (findSnapshot(this.current, messageId) !== undefined) {
         throw new ConflictError(`session ${JSON.stringify(this.sessionId)} already has a snapshot for message ${JSON.stringify(messageId)}: each user turn needs its own message id`);
       }
@@ -543,9 +679,23 @@ export class FileHistory implements FileHistoryReader {
     }
   }
 
+  /**
+   * Replace a partial state that cannot make the next snapshot (its tail did not start at an
+   * `fh-snapshot` full record, so the snapshot count is unknown) with the whole log's.
+   */
+  private async readWholeLog(): Promise<void> {
+    if (this.log === undefined || this.options === undefined) return;
+    const warn = this.options.onWarning ?? (() => {});
+    const read = await readWholeLog(this.log, this.context, { ...this.options, initialState: undefined }, warn);
+    await this.records?.flush();
+    this.current = read.state ?? emptyFileHistoryState();
+    this.partial = false;
+    this.recorder?.startFrom(this.current, read.diffBase);
+  }
+
   private assertWhole(operation: string): void {
     if (this.partial) {
-      throw new InvalidArgumentError(`${operation} needs the whole session: this history of session ${JSON.stringify(this.sessionId)} was opened with rebuild: 'latest', for trackEdit only`);
+      throw new InvalidArgumentError(`${operation} needs the whole session: this history of session ${JSON.stringify(this.sessionId)} was opened with rebuild: 'latest', for trackEdit and makeSnapshot only`);
     }
   }
 

@@ -159,6 +159,21 @@ export interface SessionLog {
    */
   readEnds?(headBytes: number, tailBytes: number): Promise<LogEnds>;
   /**
+   * Optional: the log's bytes in append order, as JSONL (the bytes a JSONL file of the records
+   * would hold), in chunks of any size, read as they are consumed, so a log of any size is read
+   * with bounded memory (no whole-log string). A missing log yields nothing. Throws
+   * `UnavailableError`/`PermissionError` (from the iterator) on store failure. Stopping the
+   * iteration early releases what the read holds. The core splits and parses the lines
+   * (`readLogLines`, `jsonl.ts`), so torn and corrupt lines are treated as by `read`.
+   */
+  readStream?(): AsyncIterable<Uint8Array>;
+  /**
+   * Which form snapshot records written to this log must take: `'fh'` (default when absent): fh's
+   * compact `fh-snapshot` records (version 2, see ARCHITECTURE.md); `'claude-code'`: Claude Code's
+   * own full `file-history-snapshot` records, for a log Claude Code reads (a transcript).
+   */
+  readonly recordForm?: 'fh' | 'claude-code';
+  /**
    * Release what the log keeps open between appends (see {@link SessionLogOptions.holdOpen}).
    * A later `append` opens it again. Absent on logs that keep nothing open.
    */

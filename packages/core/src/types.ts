@@ -44,7 +44,12 @@ export interface FileHistoryBackup {
 export interface FileHistorySnapshot {
   /** The user message this snapshot belongs to. */
   messageId: string;
-  /** Tracking path (relative to the project root, `/` separators) → backup at this message. */
+  /**
+   * Tracking path (relative to the project root, `/` separators) → backup at this message. A
+   * rebuilt snapshot may build this object on first read (`state/snapshot-chain.ts`); the newest
+   * snapshot's object gains entries in place when `trackEdit` attaches backups (no other change
+   * is ever made to a snapshot).
+   */
   trackedFileBackups: Record<string, FileHistoryBackup>;
   /** When the snapshot was made. */
   timestamp: Date;
@@ -58,9 +63,41 @@ export interface FileHistoryState {
   trackedFiles: Set<string>;
   /** Counts snapshots ever made; never goes down, even when old snapshots are dropped. */
   snapshotSequence: number;
+  /**
+   * fh's retention index, kept by `makeSnapshot` and the rebuild: for the sequence number `s` of a
+   * held snapshot (the newest is `snapshotSequence`), the backups (tracking path → backup name)
+   * snapshot `s` replaced, which retention deletes when snapshot `s − 1` is dropped. So retention
+   * looks only at what the dropped snapshot referenced. Absent or without an entry for `s`:
+   * retention compares the dropped snapshot with the kept ones instead. Non-enumerable (see
+   * {@link setStateBookkeeping}), so a spread copy of a state leaves it out.
+   */
+  superseded?: ReadonlyMap<number, Readonly<Record<string, string>>>;
+  /**
+   * How many snapshots the session holds when `snapshots` holds only the newest ones (a history
+   * opened with `rebuild: 'latest'`); absent: `snapshots.length`. Non-enumerable, like `superseded`.
+   */
+  heldSnapshots?: number;
 }
 
 /** A fresh, empty state. */
 export function emptyFileHistoryState(): FileHistoryState {
   return { snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 };
+}
+
+/**
+ * Set a state's bookkeeping fields (`superseded`, `heldSnapshots`) as non-enumerable properties,
+ * so they follow the state through fh's own updates without showing in comparisons, logs or
+ * `JSON.stringify` of a state. An `undefined` value removes the field. Returns `state`.
+ */
+export function setStateBookkeeping(
+  state: FileHistoryState,
+  fields: { superseded?: FileHistoryState['superseded']; heldSnapshots?: number | undefined },
+): FileHistoryState {
+  for (const name of ['superseded', 'heldSnapshots'] as const) {
+    if (!(name in fields)) continue;
+    const value = fields[name];
+    if (value === undefined) delete state[name];
+    else Object.defineProperty(state, name, { value, enumerable: false, writable: true, configurable: true });
+  }
+  return state;
 }

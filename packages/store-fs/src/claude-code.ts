@@ -244,11 +244,17 @@ export class ClaudeCodeStore implements BackupStore {
    */
   sessionLog(sessionId: string): SessionLog {
     validateName('sessionId', sessionId);
+    const store = this;
     return {
       read: async (): Promise<LogReadResult> => {
         const path = await this.findTranscript(sessionId);
         return path === undefined ? { records: [], skipped: [] } : new FsSessionLog(this.fs, path).read();
       },
+      readStream: async function* (this: void) {
+        const path = await store.findTranscript(sessionId);
+        if (path !== undefined) yield* new FsSessionLog(store.fs, path).readStream();
+      },
+      recordForm: 'claude-code',
       append: async (records: readonly LogRecord[]): Promise<void> => {
         const kept = records.filter((record) => !isFhOnlyRecord(record));
         if (kept.length === 0) return;

@@ -157,6 +157,36 @@ export class FsSessionLog implements SessionLog {
   }
 
   /**
+   * The file's bytes in order, in chunks of at most {@link STREAM_CHUNK_BYTES}, read as they are
+   * consumed (one open file until the iteration ends). A missing file yields nothing. Throws the
+   * core's errors (`PermissionError`, ...).
+   */
+  async *readStream(): AsyncGenerator<Uint8Array> {
+    let handle: FileHandle;
+    try {
+      handle = await this.fs.open(this.path, 'r');
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return;
+      throw translateFsError(error, `read session log "${this.path}"`);
+    }
+    try {
+      for (let position = 0; ; ) {
+        let chunk: Buffer;
+        try {
+          chunk = await readRange(handle, position, STREAM_CHUNK_BYTES);
+        } catch (error) {
+          throw translateFsError(error, `read session log "${this.path}"`);
+        }
+        if (chunk.length === 0) return;
+        position += chunk.length;
+        yield chunk;
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
    * The records of the first `headBytes` and the last `tailBytes` of the file (whole lines only),
    * read with two positioned reads; the whole file, parsed once, when the two ranges cover it.
    * A missing file reads as empty and whole.
@@ -205,6 +235,9 @@ export class FsSessionLog implements SessionLog {
     }
   }
 }
+
+/** Bytes per chunk of {@link FsSessionLog.readStream}: 1 MiB. */
+export const STREAM_CHUNK_BYTES = 1024 * 1024;
 
 /** `length` bytes from `position` (fewer at the end of the file). */
 async function readRange(handle: FileHandle, position: number, length: number): Promise<Buffer> {

@@ -125,7 +125,7 @@ describe('FsSessionLog', () => {
     await history.close();
     expect(await openDescriptorsOf(path)).toBe(0);
     const { records } = await store.sessionLog('s1').read();
-    expect(records.map((record) => record.type)).toEqual(['fh-session', 'file-history-snapshot', 'file-history-snapshot']);
+    expect(records.map((record) => record.type)).toEqual(['fh-session', 'fh-snapshot', 'file-history-delta']);
   });
 
   it('readEnds returns the whole lines of the first and last bytes, or every record when they cover the file', async () => {

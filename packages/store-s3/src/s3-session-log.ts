@@ -83,6 +83,31 @@ export class S3SessionLog implements SessionLog {
   }
 
   /**
+   * The log's bytes in append order: each object's body, streamed as it is consumed, objects in
+   * sequence order (each holds whole lines, so the bytes are those of one JSONL file). Objects are
+   * fetched one at a time; one that disappeared since the listing is left out. A session without
+   * log objects yields nothing. Throws `UnavailableError`/`PermissionError` when S3 fails.
+   */
+  async *readStream(): AsyncGenerator<Uint8Array> {
+    for (const { key } of await this.logKeys()) {
+      let body: AsyncIterable<Uint8Array> | undefined;
+      try {
+        const response = await this.context.limit(() => this.context.client.send(new GetObjectCommand({ Bucket: this.context.bucket, Key: key })));
+        body = response.Body as AsyncIterable<Uint8Array> | undefined;
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
+      }
+      if (body === undefined) continue;
+      try {
+        for await (const chunk of body) yield chunk;
+      } catch (error) {
+        throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
+      }
+    }
+  }
+
+  /**
    * The records of the first objects holding at most `headBytes` and the last objects holding at
    * most `tailBytes` (objects are whole lines, so no line is cut; an object larger than the room
    * left is not read), fetching only those objects; every record, in `head`, when the two cover

@@ -35,7 +35,7 @@ export async function run(context: CommandContext, messageId: string, options: S
   try {
     const taken =
       session.history.state.snapshots.some((snapshot) => snapshot.messageId === messageId) ||
-      session.records.some((record) => record.type === 'file-history-snapshot' && record.messageId === messageId);
+      session.records.some((record) => (record.type === 'file-history-snapshot' || record.type === 'fh-snapshot') && record.messageId === messageId);
     if (taken) {
       throw new UsageError(`session ${session.sessionId} already has a checkpoint with message id ${JSON.stringify(messageId)}: each turn needs a new id`);
     }

@@ -143,7 +143,8 @@ export function planFork(records: readonly ConversationRecord[], messageId: stri
  * The message whose snapshot a file-history record belongs to: `snapshot.messageId` of a
  * `file-history-snapshot` record (older Claude Code writes the assistant message's id as the
  * record's top-level `messageId` of a mid-turn update, so that one is only a fallback), the
- * `snapshotMessageId` of a `file-history-delta`; undefined for other records.
+ * `snapshotMessageId` of a `file-history-delta`, the `messageId` of fh's `fh-snapshot`; undefined
+ * for other records.
  */
 export function snapshotOwner(record: ConversationRecord): string | undefined {
   if (record.type === 'file-history-snapshot') {
@@ -154,6 +155,9 @@ export function snapshotOwner(record: ConversationRecord): string | undefined {
   }
   if (record.type === 'file-history-delta') {
     return typeof record['snapshotMessageId'] === 'string' ? record['snapshotMessageId'] : undefined;
+  }
+  if (record.type === 'fh-snapshot') {
+    return typeof record['messageId'] === 'string' ? record['messageId'] : undefined;
   }
   return undefined;
 }

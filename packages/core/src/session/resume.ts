@@ -6,6 +6,7 @@ import pLimit from 'p-limit';
 import { ConflictError, FhError, InvalidArgumentError, NotFoundError } from '../errors.js';
 import { fhSessionRecord, parseFileHistoryRecord, snapshotRecord, FH_SESSION_RECORD_TYPE, type RecordWarningHandler } from '../state/records.js';
 import { restoreStateFromLog } from '../state/restore-state.js';
+import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead } from '../state/snapshot-records.js';
 import type { BackupStore, LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from '../types.js';
 
@@ -84,7 +85,7 @@ export class ResumeBackupsMissingError extends NotFoundError {
   }
 }
 
-const FILE_HISTORY_RECORD_TYPES = new Set(['file-history-snapshot', 'file-history-delta', FH_SESSION_RECORD_TYPE]);
+const FILE_HISTORY_RECORD_TYPES = new Set(['file-history-snapshot', 'file-history-delta', FH_SNAPSHOT_RECORD_TYPE, FH_SESSION_RECORD_TYPE]);
 
 function markUnavailable(state: FileHistoryState, reasons: ReadonlyMap<string, string>): FileHistoryState {
   const snapshots: FileHistorySnapshot[] = state.snapshots.map((snapshot) => {
@@ -131,7 +132,7 @@ export async function copyFileHistoryForResume(options: CopyFileHistoryForResume
   }
   const targetLog = store.sessionLog(toSessionId);
   const existing = await targetLog.read();
-  if (existing.records.some((record) => parseFileHistoryRecord(record) !== undefined)) {
+  if (existing.records.some((record) => parseFileHistoryRecord(record) !== undefined || fhSnapshotRecordHead(record) !== undefined)) {
     throw new ConflictError(`session ${toSessionId} already has file history; resume into a new session id`);
   }
 

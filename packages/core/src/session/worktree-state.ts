@@ -14,6 +14,7 @@
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, NotFoundError } from '../errors.js';
 import type { LogRecord } from '../store.js';
+import { FH_SNAPSHOT_RECORD_TYPE } from '../state/snapshot-records.js';
 import type { FileHistoryState } from '../types.js';
 
 /** Record type of {@link WorktreeStateRecord}. */
@@ -464,7 +465,7 @@ export function worktreeSnapshotMessageIds(records: Iterable<unknown>, worktreeP
     if (record.type === WORKTREE_STATE_RECORD_TYPE) {
       const session = record.worktreeSession;
       inside = isObject(session) && session.worktreePath === worktreePath;
-    } else if (record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) {
+    } else if ((record.type === 'file-history-snapshot' && record.isSnapshotUpdate !== true) || record.type === FH_SNAPSHOT_RECORD_TYPE) {
       const snapshot = record.snapshot;
       const messageId = isObject(snapshot) && typeof snapshot.messageId === 'string' ? snapshot.messageId : record.messageId;
       if (typeof messageId !== 'string' || messageId === '') continue;

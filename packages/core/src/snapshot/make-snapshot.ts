@@ -21,11 +21,13 @@ import { createBackup } from '../track/create-backup.js';
 import { errnoCode, InvalidArgumentError } from '../errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
-import { backupsToDelete } from './retention.js';
+import { isRetainable } from '../state/rebuild.js';
+import { isBackupFileName } from '../state/records.js';
+import { detach, entryOf } from '../state/snapshot-chain.js';
 import { latestBackup, nextVersion } from '../state/state-queries.js';
 import { createMetadataReader, type MetadataReader } from '../metadata.js';
 import { mapWithWorkers } from '../worker-pool.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
+import { MAX_SNAPSHOTS, setStateBookkeeping, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /**
  * Make the snapshot of `messageId` (a non-empty string) from every tracked file's current state.
@@ -55,36 +57,107 @@ export async function fileHistoryMakeSnapshot(
   });
 
   let committed: FileHistorySnapshot | undefined;
-  let dropped: FileHistorySnapshot[] = [];
+  let released: Array<[string, string]> = [];
   updateState((state) => {
     const latest = state.snapshots.at(-1);
-    for (const trackingPath of state.trackedFiles) {
-      const inherited = latest?.trackedFileBackups[trackingPath];
-      if (trackedFileBackups[trackingPath] === undefined && inherited !== undefined) trackedFileBackups[trackingPath] = inherited;
+    const latestBackups = latest?.trackedFileBackups;
+    const superseded: Record<string, string> = {};
+    if (latestBackups !== undefined) {
+      for (const trackingPath in latestBackups) {
+        const before = latestBackups[trackingPath];
+        const now = trackedFileBackups[trackingPath];
+        if (now === undefined) {
+          if (before !== undefined && state.trackedFiles.has(trackingPath)) trackedFileBackups[trackingPath] = before;
+          else if (isRetainable(before)) superseded[trackingPath] = before.backupFileName;
+        } else if (now !== before && isRetainable(before) && before.backupFileName !== now.backupFileName) {
+          superseded[trackingPath] = before.backupFileName;
+        }
+      }
     }
     committed = { messageId, trackedFileBackups, timestamp: new Date() };
+    const sequence = state.snapshotSequence + 1;
+    const held = (state.heldSnapshots ?? state.snapshots.length) + 1;
+    const droppedCount = Math.max(0, held - MAX_SNAPSHOTS);
     const snapshots = [...state.snapshots, committed];
-    dropped = snapshots.length > MAX_SNAPSHOTS ? snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS) : [];
-    return { ...state, snapshots, snapshotSequence: state.snapshotSequence + 1 };
+    const droppedInMemory = snapshots.length > MAX_SNAPSHOTS ? snapshots.splice(0, snapshots.length - MAX_SNAPSHOTS) : [];
+    const index = new Map<number, Readonly<Record<string, string>>>();
+    const lowest = sequence - MAX_SNAPSHOTS + 2;
+    for (const [at, backups] of state.superseded ?? []) if (at >= lowest) index.set(at, backups);
+    if (Object.keys(superseded).length > 0) index.set(sequence, superseded);
+    released = releasedBackups(state, sequence, droppedCount, droppedInMemory, snapshots, committed);
+    return setStateBookkeeping(
+      { ...state, snapshots, snapshotSequence: sequence },
+      { superseded: index.size > 0 ? index : undefined, heldSnapshots: state.heldSnapshots === undefined ? undefined : Math.min(MAX_SNAPSHOTS, held) },
+    );
   });
   if (committed !== undefined) await context.recordSnapshot?.(committed, false);
-  if (dropped.length > 0) await deleteDroppedBackups(updateState, dropped, context);
+  if (released.length > 0) await deleteReleasedBackups(updateState, released, context);
   return committed;
 }
 
 /**
- * Retention (issue 3): delete the backups only the dropped snapshots referenced, except each
- * file's first backup (see `backupsToDelete`). Runs after the new snapshot is durable in the log,
- * so a state rebuilt from the log never refers to a deleted backup; checks against the state as it
- * is now, so a backup attached meanwhile is kept. A failed delete leaves the backup in place and
- * is reported through `context.onWarning`; it never fails the snapshot.
+ * The backups (tracking path, name) that the snapshots dropped by the cap referenced and that no
+ * held snapshot does, except each file's first backup: from the retention index
+ * (`state.superseded`: what the snapshot after each dropped one replaced) where it has the
+ * dropped snapshot, else by comparing the dropped snapshot (when in memory) with the one after it.
+ * Only what the dropped snapshots referenced is looked at, never every held snapshot.
  */
-async function deleteDroppedBackups(updateState: FileHistoryStateUpdater, dropped: FileHistorySnapshot[], context: FileHistoryContext): Promise<void> {
-  const kept = captureState(updateState)?.snapshots ?? [];
-  const names = backupsToDelete({ kept, dropped });
+function releasedBackups(
+  state: FileHistoryState,
+  sequence: number,
+  droppedCount: number,
+  droppedInMemory: readonly FileHistorySnapshot[],
+  kept: readonly FileHistorySnapshot[],
+  newest: FileHistorySnapshot,
+): Array<[string, string]> {
+  if (droppedCount === 0) return [];
+  const oldestKept = kept[0];
+  if (oldestKept !== undefined) detach(oldestKept);
+  const candidates = new Map<string, string>();
+  for (let offset = 0; offset < droppedCount; offset += 1) {
+    const dropped = sequence - MAX_SNAPSHOTS - droppedCount + 1 + offset;
+    const indexed = state.superseded?.get(dropped + 1);
+    if (indexed !== undefined) {
+      for (const [path, name] of Object.entries(indexed)) candidates.set(`${path}\0${name}`, path);
+      continue;
+    }
+    const snapshot = droppedInMemory[droppedInMemory.length - droppedCount + offset];
+    const after = droppedInMemory[droppedInMemory.length - droppedCount + offset + 1] ?? oldestKept;
+    if (snapshot === undefined || after === undefined) continue;
+    const afterBackups = after.trackedFileBackups;
+    for (const [path, backup] of Object.entries(snapshot.trackedFileBackups)) {
+      if (isRetainable(backup) && afterBackups[path]?.backupFileName !== backup.backupFileName) candidates.set(`${path}\0${backup.backupFileName}`, path);
+    }
+  }
+  const released: Array<[string, string]> = [];
+  for (const [key, path] of candidates) {
+    const name = key.slice(path.length + 1);
+    if (!isLaterVersionName(name)) continue;
+    if (oldestKept !== undefined && oldestKept.trackedFileBackups[path]?.backupFileName === name) continue;
+    if (newest.trackedFileBackups[path]?.backupFileName === name) continue;
+    released.push([path, name]);
+  }
+  return released;
+}
+
+/** Whether `name` is a backup name retention may delete: well formed and not a version 1. */
+function isLaterVersionName(name: string): boolean {
+  return isBackupFileName(name) && Number(name.slice(name.lastIndexOf('@v') + 2)) > 1;
+}
+
+/**
+ * Retention (issue 3): delete the released backups (see `releasedBackups`). Runs after the new
+ * snapshot is durable in the log, so a state rebuilt from the log never refers to a deleted
+ * backup; skips a backup the newest snapshot refers to by now (attached meanwhile). A failed
+ * delete leaves the backup in place and is reported through `context.onWarning`; it never fails
+ * the snapshot.
+ */
+async function deleteReleasedBackups(updateState: FileHistoryStateUpdater, released: Array<[string, string]>, context: FileHistoryContext): Promise<void> {
+  const newest = captureState(updateState)?.snapshots.at(-1);
   await Promise.all(
-    names.map((name) =>
+    released.map(([path, name]) =>
       context.limit(async () => {
+        if (newest !== undefined && entryOf(newest, path)?.backupFileName === name) return;
         try {
           await context.store.deleteBackup(context.sessionId, name);
         } catch (error) {

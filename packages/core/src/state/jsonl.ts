@@ -43,6 +43,24 @@ export function parseJsonl(text: string): LogReadResult {
   return { records, skipped };
 }
 
+/**
+ * Parse one JSONL line (without its `\n`; a trailing `\r` is dropped) the way {@link parseJsonl}
+ * parses each line: the record, `undefined` for a blank line, or the reason it is skipped
+ * (`invalid JSON`, `not an object with a type`, or `torn last line` for an unparsable line that
+ * `terminated` false says had no `\n` after it). Never throws.
+ */
+export function parseJsonlLine(text: string, terminated = true): { record: LogRecord } | { reason: string } | undefined {
+  const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+  if (line.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { reason: terminated ? 'invalid JSON' : 'torn last line' };
+  }
+  return isRecord(value) ? { record: value } : { reason: 'not an object with a type' };
+}
+
 function isRecord(value: unknown): value is LogRecord {
   return (
     typeof value === 'object' &&

@@ -112,6 +112,15 @@ function toDate(value: unknown): Date | undefined {
 const UNKNOWN_TIME = 0;
 
 /**
+ * Parse one backup entry read from a record (a `file-history-snapshot`, `file-history-delta` or
+ * `fh-snapshot` entry), as {@link parseFileHistoryRecord} parses each: a malformed entry is kept,
+ * marked with `error` (see there); `label` and `path` name it in warnings. Never throws.
+ */
+export function parseBackupEntry(value: unknown, label: string, path: string, warn: RecordWarningHandler, cache?: BackupParseCache): FileHistoryBackup {
+  return parseBackup(value, label, path, warn, cache);
+}
+
+/**
  * Parse one backup entry. A malformed entry is never dropped (that could make a rewind treat the
  * file as untracked at that turn): it is kept with `error` set, so a rewind reports it as failed.
  * `label` and `path` name the entry in warnings (`{label} "{path}"`).

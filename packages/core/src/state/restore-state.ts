@@ -2,17 +2,10 @@
  * Rebuild a {@link FileHistoryState} from session records (seed 000 §8:
  * fileHistoryRestoreStateFromLog), for fh's own session logs and Claude Code transcripts alike.
  */
-import { posix, win32 } from 'node:path';
-import {
-  FH_SESSION_RECORD_TYPE,
-  fileHistoryRecordHead,
-  parseFhSessionRecord,
-  parseFileHistoryRecord,
-  type BackupParseCache,
-  type RecordWarningHandler,
-} from './records.js';
-import { InvalidArgumentError } from '../errors.js';
-import { MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
+import { fileHistoryRecordHead, type RecordWarningHandler } from './records.js';
+import { StateRebuilder } from './rebuild.js';
+import { fhSnapshotRecordHead } from './snapshot-records.js';
+import { MAX_SNAPSHOTS, setStateBookkeeping, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /** Options of {@link restoreStateFromLog}. */
 export interface RestoreStateOptions {
@@ -29,33 +22,6 @@ export interface RestoreStateOptions {
    * see `baseFolderTracker`). Default: every key resolves against `projectRoot`.
    */
   baseFolder?: (record: unknown) => string;
-}
-
-type PathApi = typeof posix;
-
-/** Windows roots (`C:\…`, `\\server\…`) use win32 path rules; everything else POSIX. */
-function pathApiFor(projectRoot: string): PathApi {
-  return /^[A-Za-z]:[\\/]/.test(projectRoot) || projectRoot.startsWith('\\\\') ? win32 : posix;
-}
-
-/**
- * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
- * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
- */
-function toTrackingKey(key: string, root: string, path: PathApi, base: string = root): { key: string } | { reason: string } {
-  if (key.includes('\0')) return { reason: 'contains a NUL character' };
-  let relative: string;
-  if (path.isAbsolute(key) || base !== root) {
-    relative = path.relative(root, path.resolve(base, key));
-    if (path.isAbsolute(relative)) return { reason: `is outside the project root ${root}` };
-  } else {
-    relative = path.normalize(key);
-  }
-  if (path === win32) relative = relative.replaceAll('\\', '/');
-  relative = relative.replace(/\/+$/, '');
-  if (relative === '' || relative === '.') return { reason: 'names the project root itself' };
-  if (relative === '..' || relative.startsWith('../')) return { reason: `is outside the project root ${root}` };
-  return { key: relative.startsWith('./') ? relative.slice(2) : relative };
 }
 
 /**
@@ -89,158 +55,146 @@ function toTrackingKey(key: string, root: string, path: PathApi, base: string = 
  * Throws `InvalidArgumentError` when `projectRoot` is not absolute. Never throws for bad records.
  */
 export function restoreStateFromLog(records: Iterable<unknown>, options: RestoreStateOptions): FileHistoryState {
-  const path = pathApiFor(options.projectRoot);
-  if (!path.isAbsolute(options.projectRoot)) {
-    throw new InvalidArgumentError(`projectRoot must be an absolute path, got ${JSON.stringify(options.projectRoot)}`);
-  }
-  const root = path.resolve(options.projectRoot);
-  const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
-  const warn = options.onWarning ?? (() => {});
+  const rebuilder = new StateRebuilder(options);
+  for (const record of records) rebuilder.push(record);
+  return rebuilder.finish().state;
+}
 
-  const snapshots: FileHistorySnapshot[] = [];
-  const latestIndex = new Map<string, number>();
-  let snapshotRecordCount = 0;
-  let sequenceOffset = 0;
+/** Where the newest snapshot's records start (see {@link findAnchor}). */
+interface Anchor {
+  /** Index of the record that adds the newest full node (every later snapshot chains from it). */
+  index: number;
+  /** Nodes added before it, snapshot records before it, and their message ids. */
+  nodesBefore: number;
+  snapshotRecordsBefore: number;
+  messageIdsBefore: Set<string>;
+  /** The anchor is an `fh-snapshot` full record (its sequence and retention info are exact). */
+  compact: boolean;
+}
 
-  const trackingKeys = new Map<string, ReturnType<typeof toTrackingKey>>();
-  const parsedBackups: BackupParseCache = new Map();
-  let base = root;
-  const lookup = (key: string): ReturnType<typeof toTrackingKey> => {
-    const cacheKey = base === root || path.isAbsolute(key) ? key : `${base}\0${key}`;
-    let result = trackingKeys.get(cacheKey);
-    if (result === undefined) {
-      result = toTrackingKey(key, root, path, base);
-      trackingKeys.set(cacheKey, result);
+/**
+ * The last record that adds a snapshot with its whole map (an `fh-snapshot` full record, a
+ * `file-history-snapshot` that is not an update, or an update of a message id not seen before),
+ * scanning record heads only. Undefined when there is none.
+ */
+function findAnchor(records: readonly unknown[]): Anchor | undefined {
+  const seen = new Set<string>();
+  let anchor: Anchor | undefined;
+  let nodes = 0;
+  let snapshotRecords = 0;
+  const order: string[] = [];
+  records.forEach((record, index) => {
+    const compact = fhSnapshotRecordHead(record);
+    if (compact !== undefined) {
+      if (compact.kind === 'full') anchor = { index, nodesBefore: nodes, snapshotRecordsBefore: snapshotRecords, messageIdsBefore: new Set(), compact: true };
+      seen.add(compact.messageId);
+      order.push(compact.messageId);
+      nodes += 1;
+      snapshotRecords += 1;
+      return;
     }
-    return result;
-  };
-  const migrate = (key: string, context: string): string | undefined => {
-    const result = lookup(key);
-    if ('reason' in result) {
-      warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
-      return undefined;
+    const head = fileHistoryRecordHead(record);
+    if (head?.type !== 'file-history-snapshot') return;
+    if (!head.isSnapshotUpdate || !seen.has(head.messageId)) {
+      anchor = { index, nodesBefore: nodes, snapshotRecordsBefore: snapshotRecords, messageIdsBefore: new Set(), compact: false };
+      seen.add(head.messageId);
+      order.push(head.messageId);
+      nodes += 1;
     }
-    return result.key;
-  };
-
-  for (const record of records) {
-    if (options.baseFolder !== undefined) base = path.resolve(options.baseFolder(record));
-    if (typeof record === 'object' && record !== null && (record as { type?: unknown }).type === FH_SESSION_RECORD_TYPE) {
-      const session = parseFhSessionRecord(record, warn);
-      if (session?.snapshotSequenceOffset !== undefined) sequenceOffset = Math.max(sequenceOffset, session.snapshotSequenceOffset);
-      continue;
-    }
-    const parsed = parseFileHistoryRecord(record, warn, parsedBackups);
-    if (parsed === undefined) continue;
-    if (parsed.type === 'file-history-snapshot') {
-      if (!parsed.isSnapshotUpdate) snapshotRecordCount += 1;
-      const context = `file-history-snapshot ${parsed.messageId}`;
-      const parsedBackups = parsed.snapshot.trackedFileBackups;
-      let trackedFileBackups: Record<string, FileHistoryBackup> = parsedBackups;
-      let rekeyed = false;
-      for (const rawKey in parsedBackups) {
-        const result = lookup(rawKey);
-        if ('reason' in result || result.key !== rawKey) rekeyed = true;
-      }
-      if (rekeyed) {
-        trackedFileBackups = {};
-        for (const [rawKey, backup] of Object.entries(parsedBackups)) {
-          const key = migrate(rawKey, context);
-          if (key === undefined) continue;
-          const existing = trackedFileBackups[key];
-          if (existing !== undefined && existing.version >= backup.version) continue;
-          trackedFileBackups[key] = backup;
-        }
-      }
-      const rebuilt = { messageId: parsed.messageId, trackedFileBackups, timestamp: parsed.snapshot.timestamp };
-      const replaced = parsed.isSnapshotUpdate ? latestIndex.get(parsed.messageId) : undefined;
-      if (replaced === undefined) {
-        latestIndex.set(parsed.messageId, snapshots.length);
-        snapshots.push(rebuilt);
-      } else {
-        snapshots[replaced] = rebuilt;
-      }
-      continue;
-    }
-    const targetIndex = latestIndex.get(parsed.snapshotMessageId);
-    const target = targetIndex === undefined ? undefined : snapshots[targetIndex];
-    if (target === undefined) {
-      warn(`file-history-delta for ${parsed.snapshotMessageId}: no snapshot with that messageId precedes it; skipped`);
-      continue;
-    }
-    const key = migrate(parsed.trackingPath, `file-history-delta for ${parsed.snapshotMessageId}`);
-    if (key === undefined) continue;
-    target.trackedFileBackups = { ...target.trackedFileBackups, [key]: parsed.backup };
-  }
-
-  const trackedFiles = new Set<string>();
-  for (const snapshot of snapshots) {
-    for (const key of Object.keys(snapshot.trackedFileBackups)) trackedFiles.add(key);
-  }
-  return {
-    snapshots: snapshots.slice(Math.max(0, snapshots.length - maxSnapshots)),
-    trackedFiles,
-    snapshotSequence: Math.max(snapshots.length, sequenceOffset + snapshotRecordCount),
-  };
+    if (!head.isSnapshotUpdate) snapshotRecords += 1;
+  });
+  if (anchor !== undefined) anchor.messageIdsBefore = new Set(order.slice(0, anchor.nodesBefore));
+  return anchor;
 }
 
 /**
  * The newest snapshot of a log: what `restoreStateFromLog(records, options).snapshots.at(-1)`
  * returns, for a caller that needs only the current turn (`fh hook` asking whether a file is
- * tracked yet). Record heads are scanned without parsing entries; only the last record that adds
- * a snapshot and the later updates and deltas of its messageId are parsed. Undefined when the log
- * has no snapshot. Throws `InvalidArgumentError` when `projectRoot` is not absolute.
+ * tracked yet). Record heads are scanned without parsing entries; only the records from the last
+ * one that adds a whole snapshot on are parsed. Undefined when the log has no snapshot. Throws
+ * `InvalidArgumentError` when `projectRoot` is not absolute.
  */
 export function latestSnapshotFromLog(records: readonly unknown[], options: RestoreStateOptions): FileHistorySnapshot | undefined {
-  const seen = new Set<string>();
-  let adding = -1;
-  records.forEach((record, index) => {
-    const head = fileHistoryRecordHead(record);
-    if (head?.type !== 'file-history-snapshot') return;
-    if (!head.isSnapshotUpdate || !seen.has(head.messageId)) adding = index;
-    seen.add(head.messageId);
-  });
-  const messageId = adding < 0 ? undefined : (fileHistoryRecordHead(records[adding]) as { messageId: string }).messageId;
-  const needed = records.filter((record, index) => {
-    if (index < adding) return false;
-    const head = fileHistoryRecordHead(record);
-    return head !== undefined && (head.type === 'file-history-snapshot' ? head.messageId : head.snapshotMessageId) === messageId;
-  });
-  return restoreStateFromLog(needed, { ...options, maxSnapshots: 1 }).snapshots.at(-1);
+  const anchor = findAnchor(records);
+  if (anchor === undefined) return restoreStateFromLog([], options).snapshots.at(-1);
+  const rebuilder = new StateRebuilder(
+    { ...options, maxSnapshots: 1 },
+    { nodes: anchor.nodesBefore, snapshotRecords: anchor.snapshotRecordsBefore, messageIds: anchor.messageIdsBefore },
+  );
+  for (let index = anchor.index; index < records.length; index += 1) rebuilder.push(records[index]);
+  return rebuilder.finish().state.snapshots.at(-1);
 }
 
 /**
  * The newest snapshot from the newest records of a log alone (say its last MiB, see
  * `SessionLog.readEnds`), or undefined when they do not settle it (see {@link tailAnchor}), so the
- * caller reads more of the log. When they settle it, the newest snapshot is the anchor record
- * with its later updates and deltas, exactly what `latestSnapshotFromLog` would give for the
- * whole log. Throws `InvalidArgumentError` when they settle it and `projectRoot` is not absolute.
+ * caller reads more of the log. When they settle it, it is exactly what `latestSnapshotFromLog`
+ * would give for the whole log. Throws `InvalidArgumentError` when they settle it and
+ * `projectRoot` is not absolute.
  */
 export function latestSnapshotFromTail(tail: readonly unknown[], options: RestoreStateOptions): FileHistorySnapshot | undefined {
   const anchor = tailAnchor(tail);
   return anchor === undefined ? undefined : latestSnapshotFromLog(tail.slice(anchor), options);
 }
 
+/** What {@link latestStateFromTail} returns. */
+export interface TailState {
+  /** The snapshots the tail holds from its anchor on (the newest last). */
+  state: FileHistoryState;
+  /**
+   * The anchor is an `fh-snapshot` full record: `snapshotSequence` and the retention index
+   * (`state.superseded`) are those of the whole log, so `makeSnapshot` can continue from this
+   * state (`state.heldSnapshots` is set). False for older records, whose count only the whole log gives.
+   */
+  exact: boolean;
+  /** See `RebuildResult.diffBase`. */
+  diffBase: number | undefined;
+}
+
 /**
- * Where the newest snapshot starts in the newest records of a log: the index of the last
- * non-update `file-history-snapshot` record, when every later snapshot update is for its
- * messageId; undefined when the records do not settle it (no such record, or a later update of
- * another snapshot, which only the earlier records could place). Reads record heads only.
+ * The state from the newest records of a log alone, from the anchor {@link tailAnchor} finds
+ * (undefined when it finds none). With an `fh-snapshot` full anchor it is exact enough to make
+ * the next snapshot from (see {@link TailState.exact}) without reading the rest of the log.
+ */
+export function latestStateFromTail(tail: readonly unknown[], options: RestoreStateOptions): TailState | undefined {
+  const index = tailAnchor(tail);
+  if (index === undefined) return undefined;
+  const rebuilder = new StateRebuilder(options);
+  for (let at = index; at < tail.length; at += 1) rebuilder.push(tail[at]);
+  const { state, diffBase } = rebuilder.finish();
+  const exact = fhSnapshotRecordHead(tail[index])?.kind === 'full';
+  const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+  if (exact) setStateBookkeeping(state, { heldSnapshots: Math.min(maxSnapshots, state.snapshotSequence) });
+  return { state, exact, diffBase };
+}
+
+/**
+ * Where the newest snapshot starts in the newest records of a log: the index of the last record
+ * that adds a whole snapshot (an `fh-snapshot` full record or a non-update
+ * `file-history-snapshot`), when every later `file-history-snapshot` update is for a snapshot
+ * added from there on; undefined when the records do not settle it (no such record, or a later
+ * update of another snapshot, which only the earlier records could place). Reads record heads only.
  */
 export function tailAnchor(tail: readonly unknown[]): number | undefined {
   let anchor = -1;
-  let messageId: string | undefined;
   tail.forEach((record, index) => {
+    const compact = fhSnapshotRecordHead(record);
+    if (compact?.kind === 'full') anchor = index;
     const head = fileHistoryRecordHead(record);
-    if (head?.type === 'file-history-snapshot' && !head.isSnapshotUpdate) {
-      anchor = index;
-      messageId = head.messageId;
-    }
+    if (head?.type === 'file-history-snapshot' && !head.isSnapshotUpdate) anchor = index;
   });
   if (anchor < 0) return undefined;
-  for (const record of tail.slice(anchor + 1)) {
+  const added = new Set<string>();
+  for (const record of tail.slice(anchor)) {
+    const compact = fhSnapshotRecordHead(record);
+    if (compact !== undefined) {
+      added.add(compact.messageId);
+      continue;
+    }
     const head = fileHistoryRecordHead(record);
-    if (head?.type === 'file-history-snapshot' && head.messageId !== messageId) return undefined;
+    if (head?.type !== 'file-history-snapshot') continue;
+    if (head.isSnapshotUpdate && !added.has(head.messageId)) return undefined;
+    added.add(head.messageId);
   }
   return anchor;
 }

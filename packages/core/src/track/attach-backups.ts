@@ -1,13 +1,12 @@
 /**
  * Phase 3 of `trackEdit` (seed 000 §5), batched: backups that finish in the same turn of the event
- * loop are attached to the most recent snapshot in one state update and one snapshot record,
- * instead of one copy of the snapshot (and one record) each. Thousands of concurrent `trackEdit`s
- * then cost a few state updates rather than one per file, which would be quadratic in the number
- * of tracked files. Each attachment is still re-checked on its own: the first backup of a file
+ * loop are attached to the most recent snapshot in one state update and one record write. Each
+ * attachment adds its entry to the newest snapshot's map and its path to the tracked-file set in
+ * place, so a call costs the same however many files are tracked already (no copy of either). Each attachment is still re-checked on its own: the first backup of a file
  * wins and later ones for that file are reported as lost.
  */
 import type { FileHistoryContext, FileHistoryStateUpdater } from '../file-history-context.js';
-import type { FileHistoryBackup, FileHistorySnapshot, FileHistoryState } from '../types.js';
+import { setStateBookkeeping, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /** How one attachment ended. */
 export type AttachOutcome =
@@ -62,23 +61,18 @@ function flush(updateState: FileHistoryStateUpdater): void {
       finalState = state;
       const latest = state.snapshots.at(-1);
       if (latest === undefined) return state;
-      let backups: Record<string, FileHistoryBackup> | undefined;
-      let trackedFiles: Set<string> | undefined;
+      // The newest snapshot's map and the tracked-file set grow in place: one entry per backup
+      // attached, never a copy of what is already tracked (see FileHistorySnapshot).
+      const backups = latest.trackedFileBackups;
       for (const item of batch.items) {
-        if ((backups ?? latest.trackedFileBackups)[item.trackingPath] !== undefined) continue;
-        backups ??= { ...latest.trackedFileBackups };
+        if (backups[item.trackingPath] !== undefined) continue;
         backups[item.trackingPath] = item.backup;
-        if (!state.trackedFiles.has(item.trackingPath)) {
-          trackedFiles ??= new Set(state.trackedFiles);
-          trackedFiles.add(item.trackingPath);
-        }
+        state.trackedFiles.add(item.trackingPath);
         won.add(item);
       }
-      if (backups === undefined) return state;
-      committed = { ...latest, trackedFileBackups: backups };
-      const snapshots = state.snapshots.slice(0, -1);
-      snapshots.push(committed);
-      finalState = { ...state, snapshots, trackedFiles: trackedFiles ?? state.trackedFiles };
+      if (won.size === 0) return state;
+      committed = latest;
+      finalState = setStateBookkeeping({ ...state }, { superseded: state.superseded, heldSnapshots: state.heldSnapshots });
       return finalState;
     });
   } catch (error) {

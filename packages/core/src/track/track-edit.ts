@@ -65,7 +65,7 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
     await outcome.recorded;
     return;
   }
-  if (backup.backupFileName !== null && (outcome.state === undefined || !isBackupReferenced(outcome.state, backup.backupFileName))) {
+  if (backup.backupFileName !== null && (outcome.state === undefined || !isBackupReferenced(outcome.state, backup.backupFileName, trackingPath))) {
     await context.store.deleteBackup(context.sessionId, backup.backupFileName);
   }
 }

@@ -157,22 +157,39 @@ export function makeSnapshotTests(workspace: () => Workspace): void {
       expect(await w.text('counter.txt')).toBe('10\n');
     });
 
-    it('writes each snapshot to the session log as a file-history-snapshot record', async () => {
+    it('writes the first snapshot as a full fh-snapshot record and the next as a diff holding only what changed', async () => {
       const w = workspace();
       await w.write('logged.txt', 'x\n');
+      await w.write('same.txt', 'same\n');
       const history = await w.open();
-      await history.makeSnapshot('m1');
+      const first = await history.makeSnapshot('m1');
+      await history.trackEdit('same.txt');
       await history.trackEdit('logged.txt');
       await w.write('logged.txt', 'xy\n');
       const snapshot = await history.makeSnapshot('m2');
       const { records, skipped } = await w.store.sessionLog(w.sessionId).read();
       expect(skipped).toEqual([]);
-      expect(records.at(-1)).toEqual({
-        type: 'file-history-snapshot',
-        messageId: 'm2',
-        isSnapshotUpdate: false,
-        snapshot: JSON.parse(JSON.stringify(snapshot)),
-      });
+      const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+      const changed = Object.fromEntries(Object.entries(snapshot?.trackedFileBackups ?? {}).filter(([path, entry]) => first?.trackedFileBackups[path] !== entry));
+      expect(records.filter((record) => record.type !== 'fh-session')).toEqual([
+        { type: 'fh-snapshot', version: 2, kind: 'full', sequence: 1, messageId: 'm1', timestamp: json(first?.timestamp), entries: {} },
+        { type: 'file-history-delta', messageId: 'm1', snapshotMessageId: 'm1', trackingPath: 'same.txt', backup: json(first?.trackedFileBackups['same.txt']), timestamp: expect.any(String) },
+        { type: 'file-history-delta', messageId: 'm1', snapshotMessageId: 'm1', trackingPath: 'logged.txt', backup: expect.objectContaining({ version: 1 }), timestamp: expect.any(String) },
+        {
+          type: 'fh-snapshot',
+          version: 2,
+          kind: 'diff',
+          sequence: 2,
+          messageId: 'm2',
+          timestamp: json(snapshot?.timestamp),
+          base: 1,
+          entries: json(changed),
+        },
+      ]);
+      // Only the entries that differ from m1's: logged.txt's new version, and same.txt only if its
+      // bytes had to be compared (written within the timestamp margin, so its backupTime moved).
+      expect(Object.keys(changed)).toContain('logged.txt');
+      expect(snapshot?.trackedFileBackups['logged.txt']?.version).toBe(2);
     });
 
     it('emits snapshotFilesChanged with the old and new bytes of each changed file', async () => {

@@ -10,6 +10,7 @@ import {
   ResumeBackupsMissingError,
   UnavailableError,
   cleanup,
+  readLogLines,
   type FileHistoryOptions,
   type FileHistoryResumeOptions,
 } from '@fh/core';
@@ -60,7 +61,7 @@ async function recordThreeTurns(w: Workspace): Promise<FileHistory> {
 
 export function sessionRecordsTests(workspace: () => Workspace): void {
   describe('session records, resume and retention (issue 3)', () => {
-    it('a turn that tracks many files one by one records them as deltas past the update limit, and reopens to the same state', async () => {
+    it('a turn that tracks many files one by one records one delta each, and reopens to the same state', async () => {
       const w = workspace();
       const count = SNAPSHOT_UPDATE_MAX_FILES + 6;
       const names = Array.from({ length: count }, (_, index) => `many/f${String(index).padStart(3, '0')}.txt`);
@@ -73,13 +74,9 @@ export function sessionRecordsTests(workspace: () => Workspace): void {
       await history.close();
 
       const { records } = await w.store.sessionLog(w.sessionId).read();
-      const fileHistory = records.filter((record) => record.type === 'file-history-snapshot' || record.type === 'file-history-delta');
-      expect(fileHistory.map((record) => record.type)).toEqual([
-        'file-history-snapshot',
-        ...Array<string>(SNAPSHOT_UPDATE_MAX_FILES).fill('file-history-snapshot'),
-        ...Array<string>(6).fill('file-history-delta'),
-      ]);
-      expect(fileHistory.slice(-6).map((record) => record.trackingPath)).toEqual(names.slice(-6));
+      const fileHistory = records.filter((record) => record.type === 'fh-snapshot' || record.type === 'file-history-delta');
+      expect(fileHistory.map((record) => record.type)).toEqual(['fh-snapshot', ...Array<string>(count).fill('file-history-delta')]);
+      expect(fileHistory.slice(1).map((record) => record.trackingPath)).toEqual(names);
 
       const reopened = await w.open();
       expect(reopened.state).toEqual(before);
@@ -108,6 +105,26 @@ export function sessionRecordsTests(workspace: () => Workspace): void {
       expect(await w.text('a.txt')).toBe('one\n');
       expect(await w.mode('a.txt')).toBe(0o640);
       expect(await w.bytes('b.txt')).toBeNull();
+    });
+
+    it('readStream yields the log as the JSONL read() parses, in order, split anywhere, and a missing log yields nothing', async () => {
+      const w = workspace();
+      const log = w.store.sessionLog(`${w.sessionId}-stream`);
+      expect(log.readStream).toBeTypeOf('function');
+      const collect = async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of log.readStream?.() ?? []) chunks.push(Buffer.from(chunk));
+        return Buffer.concat(chunks).toString('utf8');
+      };
+      expect(await collect()).toBe('');
+      const big = 'é'.repeat(700_000);
+      await log.append([{ type: 'a', n: 1 }]);
+      await log.append([{ type: 'b', text: big }, { type: 'c' }]);
+      const text = await collect();
+      expect(text).toBe(`{"type":"a","n":1}\n${JSON.stringify({ type: 'b', text: big })}\n{"type":"c"}\n`);
+      const lines: unknown[] = [];
+      for await (const line of readLogLines(log)) lines.push('text' in line ? JSON.parse(line.text) : line);
+      expect(lines).toEqual((await log.read()).records);
     });
 
     it('records which project a session belongs to once, on its first open', async () => {

@@ -202,9 +202,9 @@ export function trackEditTests(workspace: () => Workspace): void {
 
       const { records } = await w.store.sessionLog(w.sessionId).read();
       await history.close();
-      expect(records.filter((record) => record.type === 'file-history-snapshot').map((record) => [record.type, record.messageId, record.isSnapshotUpdate])).toEqual([
-        ['file-history-snapshot', 'm1', false],
-        ['file-history-snapshot', 'm1', true],
+      expect(records.filter((record) => record.type === 'fh-snapshot' || record.type === 'file-history-delta').map((record) => [record.type, record.messageId, record.kind ?? record.trackingPath])).toEqual([
+        ['fh-snapshot', 'm1', 'full'],
+        ['file-history-delta', 'm1', 'keep.txt'],
       ]);
       const restarted = await w.open({ initialState: restoreStateFromLog(records, { projectRoot: w.root }) });
       expect(await restarted.rewind('m1')).toEqual({ messageId: 'm1', restored: ['keep.txt'], deleted: [], skipped: [], failed: [] });
@@ -220,8 +220,7 @@ export function trackEditTests(workspace: () => Workspace): void {
       await history.close();
       await tracking;
       const { records } = await w.store.sessionLog(w.sessionId).read();
-      expect(records.at(-1)).toMatchObject({ type: 'file-history-snapshot', messageId: 'm1', isSnapshotUpdate: true });
-      expect(Object.keys((records.at(-1)?.snapshot as { trackedFileBackups: object }).trackedFileBackups)).toEqual(['late.txt']);
+      expect(records.at(-1)).toMatchObject({ type: 'file-history-delta', messageId: 'm1', snapshotMessageId: 'm1', trackingPath: 'late.txt' });
       await expect(history.trackEdit('late.txt')).rejects.toThrow(`the file history of session "${w.sessionId}" is closed`);
     });
   });

@@ -1,0 +1,554 @@
+/**
+ * The rebuild of a session's file-history state from its records (seed 000 §8), record by record:
+ * `restoreStateFromLog` feeds it an array, `rebuildStateFromLog` the lines of a log streamed from
+ * the store, replaying only the records the kept snapshots need.
+ *
+ * Snapshots are held as nodes: a full node has its whole map (a `file-history-snapshot` record or
+ * an `fh-snapshot` full record), a diff node only its changes against the node before it (an
+ * `fh-snapshot` diff record). One running map follows the newest node, so a diff or a
+ * `file-history-delta` costs what it holds (never a copy of the whole map), and the kept snapshots
+ * come out chained (`snapshot-chain.ts`): memory proportional to the distinct entries.
+ */
+import { posix, win32 } from 'node:path';
+import { InvalidArgumentError } from '../errors.js';
+import type { LogRecord, SessionLog } from '../store.js';
+import { MAX_SNAPSHOTS, setStateBookkeeping, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
+import { parseJsonlLine } from './jsonl.js';
+import { readLogLines } from './log-lines.js';
+import {
+  FH_SESSION_RECORD_TYPE,
+  fileHistoryRecordHead,
+  parseFhSessionRecord,
+  parseFileHistoryRecord,
+  type BackupParseCache,
+  type FhSessionRecord,
+  type RecordWarningHandler,
+} from './records.js';
+import { chainedSnapshot } from './snapshot-chain.js';
+import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead, parseFhSnapshotRecord, sniffFhSnapshotLine, type FhSnapshotHead, type SupersededBackups } from './snapshot-records.js';
+
+/** Options of a rebuild. */
+export interface RebuildOptions {
+  /** Absolute project root: absolute keys inside it become relative, keys outside it are dropped. */
+  projectRoot: string;
+  /** Receives one message per skipped record, dropped key or repaired entry. */
+  onWarning?: RecordWarningHandler;
+  /** Most snapshots kept (the oldest are dropped first). Default {@link MAX_SNAPSHOTS}. */
+  maxSnapshots?: number;
+}
+
+/** Options of {@link StateRebuilder}: a rebuild's, plus a per-record base folder (see `RestoreStateOptions.baseFolder`). */
+export interface StateRebuilderOptions extends RebuildOptions {
+  baseFolder?: (record: unknown) => string;
+}
+
+/** What a rebuild found besides the state. */
+export interface RebuildResult {
+  state: FileHistoryState;
+  /** The `fh-session` records read, in order. */
+  sessions: FhSessionRecord[];
+  /** Whether the log held any record at all (of any type). */
+  hasRecords: boolean;
+  /**
+   * The sequence of the newest snapshot when its content is exactly what an `fh-snapshot` record
+   * (plus later deltas) holds, so the next snapshot may be recorded as a diff against it;
+   * undefined otherwise (the next one is then recorded in full).
+   */
+  diffBase: number | undefined;
+  /** Lines that could not be read, by reason (`invalid JSON`, `torn last line`, ...). */
+  skippedLines: Map<string, { count: number; firstLine: number }>;
+}
+
+type PathApi = typeof posix;
+
+/** Windows roots (`C:\…`, `\\server\…`) use win32 path rules; everything else POSIX. */
+function pathApiFor(projectRoot: string): PathApi {
+  return /^[A-Za-z]:[\\/]/.test(projectRoot) || projectRoot.startsWith('\\\\') ? win32 : posix;
+}
+
+/**
+ * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
+ * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
+ */
+function toTrackingKey(key: string, root: string, path: PathApi, base: string = root): { key: string } | { reason: string } {
+  if (key.includes('\0')) return { reason: 'contains a NUL character' };
+  let relative: string;
+  if (path.isAbsolute(key) || base !== root) {
+    relative = path.relative(root, path.resolve(base, key));
+    if (path.isAbsolute(relative)) return { reason: `is outside the project root ${root}` };
+  } else {
+    relative = path.normalize(key);
+  }
+  if (path === win32) relative = relative.replaceAll('\\', '/');
+  relative = relative.replace(/\/+$/, '');
+  if (relative === '' || relative === '.') return { reason: 'names the project root itself' };
+  if (relative === '..' || relative.startsWith('../')) return { reason: `is outside the project root ${root}` };
+  return { key: relative.startsWith('./') ? relative.slice(2) : relative };
+}
+
+/** Whether retention may delete `backup` once no kept snapshot holds it. */
+export function isRetainable(backup: FileHistoryBackup | undefined): backup is FileHistoryBackup & { backupFileName: string } {
+  return backup !== undefined && backup.backupFileName !== null && backup.error === undefined && backup.version > 1;
+}
+
+interface Node {
+  messageId: string;
+  timestamp: Date;
+  sequence: number;
+  /** Whole map (full nodes, and diff nodes once built). */
+  map: Record<string, FileHistoryBackup> | undefined;
+  /** Changes against the node before (diff nodes). */
+  changes: Map<string, FileHistoryBackup | undefined> | undefined;
+  superseded: SupersededBackups | undefined;
+  pending: Map<number, SupersededBackups> | undefined;
+  /** The content is exactly an `fh-snapshot` record's (plus deltas). */
+  compact: boolean;
+}
+
+/**
+ * Applies records in append order (see `restoreStateFromLog` for the rules) and hands out the
+ * state. `before` tells it about the nodes of records it was not given (a streamed rebuild skips
+ * the records older snapshots needed): their count and message ids.
+ */
+export class StateRebuilder {
+  private readonly path: PathApi;
+  private readonly root: string;
+  private readonly baseFolder: ((record: unknown) => string) | undefined;
+  /** The folder relative keys of the current record resolve against. */
+  private base: string;
+  private readonly maxSnapshots: number;
+  private readonly warn: RecordWarningHandler;
+  private readonly trackingKeys = new Map<string, { key: string } | { reason: string }>();
+  private readonly cache: BackupParseCache = new Map();
+  private readonly nodes: Node[] = [];
+  private readonly latestIndex = new Map<string, number>();
+  private readonly keys = new Set<string>();
+  private running: Record<string, FileHistoryBackup> | undefined;
+  /** `running` is the newest node's own map (copied before a diff changes it). */
+  private runningShared = false;
+  private readonly nodesBefore: number;
+  private readonly messageIdsBefore: ReadonlySet<string>;
+  private snapshotRecordCount: number;
+  /** Sequence of the last snapshot before the records given. */
+  private readonly sequenceBefore: number;
+  private sequenceOffset = 0;
+  readonly sessions: FhSessionRecord[] = [];
+
+  constructor(
+    options: StateRebuilderOptions,
+    before: { nodes: number; snapshotRecords: number; messageIds: ReadonlySet<string>; lastSequence?: number } = { nodes: 0, snapshotRecords: 0, messageIds: new Set() },
+  ) {
+    this.path = pathApiFor(options.projectRoot);
+    if (!this.path.isAbsolute(options.projectRoot)) {
+      throw new InvalidArgumentError(`projectRoot must be an absolute path, got ${JSON.stringify(options.projectRoot)}`);
+    }
+    this.root = this.path.resolve(options.projectRoot);
+    this.base = this.root;
+    this.baseFolder = (options as StateRebuilderOptions).baseFolder;
+    this.maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+    this.warn = options.onWarning ?? (() => {});
+    this.nodesBefore = before.nodes;
+    this.snapshotRecordCount = before.snapshotRecords;
+    this.messageIdsBefore = before.messageIds;
+    this.sequenceBefore = before.lastSequence ?? 0;
+  }
+
+  /** Apply one record (any type; only file-history, `fh-snapshot` and `fh-session` ones count). */
+  push(record: unknown): void {
+    if (this.baseFolder !== undefined) this.base = this.path.resolve(this.baseFolder(record));
+    if (typeof record !== 'object' || record === null) return;
+    const type = (record as { type?: unknown }).type;
+    if (type === FH_SESSION_RECORD_TYPE) {
+      const session = parseFhSessionRecord(record, this.warn);
+      if (session === undefined) return;
+      this.sessions.push(session);
+      if (session.snapshotSequenceOffset !== undefined) this.sequenceOffset = Math.max(this.sequenceOffset, session.snapshotSequenceOffset);
+      return;
+    }
+    if (type === FH_SNAPSHOT_RECORD_TYPE) {
+      this.pushCompact(record);
+      return;
+    }
+    const parsed = parseFileHistoryRecord(record, this.warn, this.cache);
+    if (parsed === undefined) return;
+    if (parsed.type === 'file-history-snapshot') {
+      if (!parsed.isSnapshotUpdate) this.snapshotRecordCount += 1;
+      const map = this.rekeyed(parsed.snapshot.trackedFileBackups, `file-history-snapshot ${parsed.messageId}`);
+      const target = parsed.isSnapshotUpdate ? this.latestIndex.get(parsed.messageId) : undefined;
+      if (target === undefined) {
+        if (parsed.isSnapshotUpdate && this.messageIdsBefore.has(parsed.messageId)) return;
+        this.appendFull(parsed.messageId, parsed.snapshot.timestamp, map, this.nextSequence(), false, undefined);
+      } else {
+        this.replace(target, map, parsed.snapshot.timestamp);
+      }
+      return;
+    }
+    const targetIndex = this.latestIndex.get(parsed.snapshotMessageId);
+    if (targetIndex === undefined) {
+      if (!this.messageIdsBefore.has(parsed.snapshotMessageId)) {
+        this.warn(`file-history-delta for ${parsed.snapshotMessageId}: no snapshot with that messageId precedes it; skipped`);
+      }
+      return;
+    }
+    const key = this.migrate(parsed.trackingPath, `file-history-delta for ${parsed.snapshotMessageId}`);
+    if (key === undefined) return;
+    this.keys.add(key);
+    this.setEntry(targetIndex, key, parsed.backup);
+  }
+
+  /** The rebuilt state and what else was found (see {@link RebuildResult}). */
+  finish(): Omit<RebuildResult, 'hasRecords' | 'skippedLines' | 'sessions'> {
+    const kept = this.nodes.slice(Math.max(0, this.nodes.length - this.maxSnapshots));
+    const first = kept[0];
+    if (first !== undefined) this.build(this.nodes.length - kept.length);
+    const snapshots: FileHistorySnapshot[] = [];
+    const superseded = new Map<number, SupersededBackups>();
+    kept.forEach((node, index) => {
+      const previous = snapshots[index - 1];
+      const last = index === kept.length - 1;
+      if (node.map !== undefined) {
+        snapshots.push({ messageId: node.messageId, trackedFileBackups: node.map, timestamp: node.timestamp });
+      } else {
+        snapshots.push(chainedSnapshot(node.messageId, node.timestamp, previous as FileHistorySnapshot, node.changes ?? new Map(), last ? this.running : undefined));
+      }
+    });
+    const totalNodes = this.nodesBefore + this.nodes.length;
+    const newest = kept.at(-1);
+    const snapshotSequence = Math.max(totalNodes, this.sequenceOffset + this.snapshotRecordCount, newest?.sequence ?? 0);
+    // What snapshot s superseded is deleted when s − 1 is dropped: needed while s − 1 is held.
+    const lowest = snapshotSequence - this.maxSnapshots + 2;
+    kept.forEach((node, index) => {
+      if (index > 0 && node.sequence >= lowest && node.superseded !== undefined && Object.keys(node.superseded).length > 0) superseded.set(node.sequence, node.superseded);
+    });
+    for (const node of kept) {
+      for (const [at, backups] of node.pending ?? []) {
+        if (at >= lowest && at <= node.sequence && !superseded.has(at) && Object.keys(backups).length > 0) superseded.set(at, backups);
+      }
+    }
+    return {
+      state: setStateBookkeeping({ snapshots, trackedFiles: new Set(this.keys), snapshotSequence }, { superseded: superseded.size === 0 ? undefined : superseded }),
+      diffBase: newest !== undefined && newest.compact && newest.sequence === snapshotSequence ? newest.sequence : undefined,
+    };
+  }
+
+  private pushCompact(record: unknown): void {
+    const parsed = parseFhSnapshotRecord(record, this.warn, this.cache);
+    if (parsed === undefined) return;
+    const label = `fh-snapshot ${parsed.messageId}`;
+    const entries = this.rekeyed(parsed.entries, label);
+    if (parsed.kind === 'full') {
+      const pending = new Map<number, SupersededBackups>();
+      for (const [at, backups] of parsed.pending) pending.set(at, this.rekeyedNames(backups, label));
+      this.appendFull(parsed.messageId, parsed.timestamp, entries, parsed.sequence, true, pending);
+      return;
+    }
+    const previous = this.nodes.at(-1);
+    if (previous === undefined || previous.sequence !== parsed.base || this.running === undefined) {
+      this.warn(`${label}: a diff against snapshot ${String(parsed.base)}, which is not the snapshot before it in the log; skipped`);
+      return;
+    }
+    if (this.runningShared) {
+      this.running = { ...this.running };
+      this.runningShared = false;
+    }
+    const running = this.running;
+    const changes = new Map<string, FileHistoryBackup | undefined>();
+    const superseded: Record<string, string> = {};
+    for (const key in entries) {
+      const entry = entries[key] as FileHistoryBackup;
+      const before = running[key];
+      if (isRetainable(before) && before.backupFileName !== entry.backupFileName) superseded[key] = before.backupFileName;
+      running[key] = entry;
+      changes.set(key, entry);
+      this.keys.add(key);
+    }
+    for (const rawKey of parsed.removed) {
+      const key = this.migrate(rawKey, label);
+      if (key === undefined) continue;
+      const before = running[key];
+      if (isRetainable(before)) superseded[key] = before.backupFileName;
+      delete running[key];
+      changes.set(key, undefined);
+    }
+    this.latestIndex.set(parsed.messageId, this.nodes.length);
+    this.nodes.push({ messageId: parsed.messageId, timestamp: parsed.timestamp, sequence: parsed.sequence, map: undefined, changes, superseded, pending: undefined, compact: true });
+    this.snapshotRecordCount += 1;
+  }
+
+  private nextSequence(): number {
+    return Math.max(this.nodesBefore + this.nodes.length + 1, this.sequenceOffset + this.snapshotRecordCount, (this.nodes.at(-1)?.sequence ?? this.sequenceBefore) + 1);
+  }
+
+  private appendFull(messageId: string, timestamp: Date, map: Record<string, FileHistoryBackup>, sequence: number, compact: boolean, pending: Map<number, SupersededBackups> | undefined): void {
+    let superseded: Record<string, string> | undefined;
+    if (this.running !== undefined) {
+      superseded = {};
+      for (const key in this.running) {
+        const before = this.running[key];
+        if (isRetainable(before) && map[key]?.backupFileName !== before.backupFileName) superseded[key] = before.backupFileName;
+      }
+    }
+    for (const key in map) this.keys.add(key);
+    if (compact) this.snapshotRecordCount += 1;
+    this.latestIndex.set(messageId, this.nodes.length);
+    this.nodes.push({ messageId, timestamp, sequence, map, changes: undefined, superseded, pending, compact });
+    this.running = map;
+    this.runningShared = true;
+  }
+
+  /** An update record: the node's whole map becomes `map` (only that snapshot changes). */
+  private replace(index: number, map: Record<string, FileHistoryBackup>, timestamp: Date): void {
+    const node = this.nodes[index] as Node;
+    for (const key in map) this.keys.add(key);
+    if (index === this.nodes.length - 1) {
+      node.map = map;
+      node.changes = undefined;
+      node.timestamp = timestamp;
+      node.compact = false;
+      this.running = map;
+      this.runningShared = true;
+      return;
+    }
+    this.build(index + 1);
+    node.map = map;
+    node.changes = undefined;
+    node.timestamp = timestamp;
+    node.compact = false;
+  }
+
+  /** A delta: one entry added to node `index` (the newest, as fh and Claude Code write them). */
+  private setEntry(index: number, key: string, backup: FileHistoryBackup): void {
+    const node = this.nodes[index] as Node;
+    if (index === this.nodes.length - 1 && this.running !== undefined) {
+      if (node.map !== undefined) node.map[key] = backup;
+      else node.changes?.set(key, backup);
+      if (node.map !== this.running) this.running[key] = backup;
+      return;
+    }
+    this.build(index + 1);
+    this.build(index);
+    (node.map as Record<string, FileHistoryBackup>)[key] = backup;
+    node.changes = undefined;
+  }
+
+  /** Give node `index` its own map (a diff node: the nearest full one before it plus the changes between). */
+  private build(index: number): void {
+    const node = this.nodes[index];
+    if (node === undefined || node.map !== undefined) return;
+    if (index === this.nodes.length - 1 && this.running !== undefined) {
+      node.map = this.running;
+      this.runningShared = true;
+      node.changes = undefined;
+      return;
+    }
+    let start = index;
+    while (start > 0 && this.nodes[start]?.map === undefined) start -= 1;
+    const map: Record<string, FileHistoryBackup> = { ...(this.nodes[start]?.map ?? {}) };
+    for (let at = start + 1; at <= index; at += 1) {
+      for (const [key, entry] of this.nodes[at]?.changes ?? []) {
+        if (entry === undefined) delete map[key];
+        else map[key] = entry;
+      }
+    }
+    node.map = map;
+  }
+
+  private rekeyed(parsed: Record<string, FileHistoryBackup>, context: string): Record<string, FileHistoryBackup> {
+    let rekey = false;
+    for (const rawKey in parsed) {
+      const result = this.lookup(rawKey);
+      if ('reason' in result || result.key !== rawKey) {
+        rekey = true;
+        break;
+      }
+    }
+    if (!rekey) return parsed;
+    const map: Record<string, FileHistoryBackup> = {};
+    for (const [rawKey, backup] of Object.entries(parsed)) {
+      const key = this.migrate(rawKey, context);
+      if (key === undefined) continue;
+      const existing = map[key];
+      if (existing !== undefined && existing.version >= backup.version) continue;
+      map[key] = backup;
+    }
+    return map;
+  }
+
+  private rekeyedNames(backups: SupersededBackups, context: string): SupersededBackups {
+    const kept: Record<string, string> = {};
+    for (const [rawKey, name] of Object.entries(backups)) {
+      const key = this.migrate(rawKey, context);
+      if (key !== undefined) kept[key] = name;
+    }
+    return kept;
+  }
+
+  private lookup(key: string): { key: string } | { reason: string } {
+    const cacheKey = this.base === this.root || this.path.isAbsolute(key) ? key : `${this.base}\0${key}`;
+    let result = this.trackingKeys.get(cacheKey);
+    if (result === undefined) {
+      result = toTrackingKey(key, this.root, this.path, this.base);
+      this.trackingKeys.set(cacheKey, result);
+    }
+    return result;
+  }
+
+  private migrate(key: string, context: string): string | undefined {
+    const result = this.lookup(key);
+    if ('reason' in result) {
+      this.warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
+      return undefined;
+    }
+    return result.key;
+  }
+}
+
+/** One record (or raw line) held for the second pass of {@link rebuildStateFromLog}. */
+type Held = { text: string; terminated: boolean; line: number } | { record: LogRecord };
+
+interface Segment {
+  /** Index (0-based, in the whole log) of the snapshot its first record adds. */
+  startNode: number;
+  /** Snapshot records (not updates) before the segment. */
+  snapshotRecordsBefore: number;
+  /** Sequence of the snapshot before the segment. */
+  lastSequenceBefore: number;
+  held: Held[];
+}
+
+/** Whether a line may be a record a rebuild reads, judged from its text without parsing it. */
+function mayMatter(text: string): boolean {
+  return text.includes('"file-history-') || text.includes('"fh-snapshot"') || text.includes('"fh-session"');
+}
+
+/**
+ * Rebuild a session's state from its log, streamed line by line (`SessionLog.readStream`, see
+ * `readLogLines`): never the whole log as one string, at any size. A first pass reads fh's own
+ * `fh-snapshot` and `file-history-delta` lines by their first bytes only (other lines are parsed,
+ * so a corrupt one is reported, and dropped unless they name a file-history record type) and
+ * holds the lines from the newest full record at or before the oldest snapshot that will be kept;
+ * the second pass parses and replays only those.
+ * So the cost is one scan of the log plus parsing what the kept snapshots need, and memory is
+ * bounded by those records. The result equals `restoreStateFromLog` of all the log's records.
+ *
+ * Throws `InvalidArgumentError` when `projectRoot` is not absolute, and the store's errors.
+ */
+export async function rebuildStateFromLog(log: SessionLog, options: RebuildOptions): Promise<RebuildResult> {
+  const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
+  const first = await replayLog(log, options, maxSnapshots, true);
+  // Pass 1 counts the snapshots a record adds from its head; a corrupt record it counted (a full
+  // record whose body does not parse) can make it drop records that were needed. Then, rarely,
+  // the log is replayed whole.
+  if (first.dropped && first.state.snapshots.length < maxSnapshots) return replayLog(log, options, maxSnapshots, false);
+  return first;
+}
+
+async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots: number, dropUnneeded: boolean): Promise<RebuildResult & { dropped: boolean }> {
+  const skippedLines = new Map<string, { count: number; firstLine: number }>();
+  const skip = (line: number, reason: string) => {
+    const seen = skippedLines.get(reason);
+    if (seen === undefined) skippedLines.set(reason, { count: 1, firstLine: line });
+    else seen.count += 1;
+  };
+  const sessions: LogRecord[] = [];
+  const messageIds = new Set<string>();
+  const nodeMessageIds: string[] = [];
+  let nodes = 0;
+  let snapshotRecords = 0;
+  let lastSequence = 0;
+  let sequenceOffset = 0;
+  let hasRecords = false;
+  let dropped = false;
+  const segments: Segment[] = [{ startNode: 0, snapshotRecordsBefore: 0, lastSequenceBefore: 0, held: [] }];
+  const hold = (held: Held) => (segments.at(-1) as Segment).held.push(held);
+  const startNode = (messageId: string, full: boolean, countsAsRecord: boolean, sequence: number, held: Held) => {
+    if (full) segments.push({ startNode: nodes, snapshotRecordsBefore: snapshotRecords, lastSequenceBefore: lastSequence, held: [] });
+    hold(held);
+    messageIds.add(messageId);
+    nodeMessageIds.push(messageId);
+    nodes += 1;
+    if (countsAsRecord) snapshotRecords += 1;
+    lastSequence = sequence;
+    while (dropUnneeded && segments.length >= 2 && (segments[1] as Segment).startNode <= nodes - maxSnapshots) {
+      segments.shift();
+      dropped = true;
+    }
+  };
+  /** An `fh-snapshot` record adds a snapshot when it is a full one or a diff against the newest. */
+  const compact = (head: FhSnapshotHead, held: Held) => {
+    if (head.kind === 'full' || (nodes > 0 && head.base === lastSequence)) startNode(head.messageId, head.kind === 'full', true, head.sequence, held);
+    else hold(held);
+  };
+  const classify = (record: LogRecord, held: Held) => {
+    if (record.type === FH_SESSION_RECORD_TYPE) {
+      sessions.push(record);
+      const offset = parseFhSessionRecord(record)?.snapshotSequenceOffset;
+      if (offset !== undefined) sequenceOffset = Math.max(sequenceOffset, offset);
+      return;
+    }
+    if (record.type === FH_SNAPSHOT_RECORD_TYPE) {
+      const head = fhSnapshotRecordHead(record);
+      if (head === undefined) hold(held);
+      else compact(head, held);
+      return;
+    }
+    const head = fileHistoryRecordHead(record);
+    if (head === undefined) {
+      if (record.type === 'file-history-snapshot' || record.type === 'file-history-delta') hold(held);
+      return;
+    }
+    if (head.type === 'file-history-snapshot' && (!head.isSnapshotUpdate || !messageIds.has(head.messageId))) {
+      const records = snapshotRecords + (head.isSnapshotUpdate ? 0 : 1);
+      startNode(head.messageId, true, !head.isSnapshotUpdate, Math.max(nodes + 1, sequenceOffset + records, lastSequence + 1), held);
+      return;
+    }
+    hold(held);
+  };
+  for await (const line of readLogLines(log)) {
+    if ('skipped' in line) {
+      skip(line.line, line.skipped);
+      continue;
+    }
+    hasRecords = true;
+    if ('record' in line) {
+      classify(line.record, { record: line.record });
+      continue;
+    }
+    const head = line.terminated ? sniffFhSnapshotLine(line.text) : undefined;
+    if (head !== undefined) {
+      compact(head, { text: line.text, terminated: true, line: line.line });
+      continue;
+    }
+    if (line.terminated && line.text.startsWith('{"type":"file-history-delta"')) {
+      hold({ text: line.text, terminated: true, line: line.line });
+      continue;
+    }
+    const parsed = parseJsonlLine(line.text, line.terminated);
+    if (parsed === undefined) continue;
+    if ('reason' in parsed) {
+      skip(line.line, parsed.reason);
+      continue;
+    }
+    if (mayMatter(line.text)) classify(parsed.record, { record: parsed.record });
+  }
+  const first = segments[0] as Segment;
+  const rebuilder = new StateRebuilder(
+    { ...options, maxSnapshots },
+    { nodes: first.startNode, snapshotRecords: first.snapshotRecordsBefore, messageIds: new Set(nodeMessageIds.slice(0, first.startNode)), lastSequence: first.lastSequenceBefore },
+  );
+  for (const session of sessions) rebuilder.push(session);
+  for (const segment of segments) {
+    for (const held of segment.held) {
+      if ('record' in held) {
+        rebuilder.push(held.record);
+        continue;
+      }
+      const parsed = parseJsonlLine(held.text, held.terminated);
+      if (parsed === undefined) continue;
+      if ('reason' in parsed) skip(held.line, parsed.reason);
+      else rebuilder.push(parsed.record);
+    }
+  }
+  const finished = rebuilder.finish();
+  return { ...finished, sessions: rebuilder.sessions, hasRecords, skippedLines, dropped };
+}

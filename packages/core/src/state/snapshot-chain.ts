@@ -1,0 +1,105 @@
+/**
+ * Snapshots that share structure: a rebuilt snapshot can be held as "the previous snapshot plus
+ * these changes" and turned into its own `trackedFileBackups` object only when something reads
+ * it. Rebuilding 100 kept snapshots then costs what their records hold, not 100 × the tracked
+ * files; an entry unchanged across them is one object in memory.
+ *
+ * Such a snapshot is an ordinary {@link FileHistorySnapshot}: `trackedFileBackups` is an
+ * enumerable accessor, so reading it, spreading the snapshot or `JSON.stringify` all see the
+ * whole map (built once, then kept). The core's own scans ({@link entryOf}) look entries up
+ * through the chain without building maps.
+ */
+import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
+
+/** Changes of a snapshot against the previous one: path → new entry, or `undefined` for removed. */
+export type SnapshotChanges = ReadonlyMap<string, FileHistoryBackup | undefined>;
+
+interface Link {
+  previous: FileHistorySnapshot;
+  changes: SnapshotChanges;
+}
+
+/** Chained snapshots whose map has not been built yet. */
+const links = new WeakMap<FileHistorySnapshot, Link>();
+/** Maps built (or given) for chained snapshots. */
+const built = new WeakMap<FileHistorySnapshot, Record<string, FileHistoryBackup>>();
+
+/**
+ * A snapshot whose entries are those of `previous` with `changes` applied; its map is built on
+ * first read (or is `materialized`, when the caller already has it).
+ */
+export function chainedSnapshot(
+  messageId: string,
+  timestamp: Date,
+  previous: FileHistorySnapshot,
+  changes: SnapshotChanges,
+  materialized?: Record<string, FileHistoryBackup>,
+): FileHistorySnapshot {
+  const snapshot = {} as FileHistorySnapshot;
+  Object.defineProperty(snapshot, 'messageId', { value: messageId, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(snapshot, 'trackedFileBackups', {
+    enumerable: true,
+    configurable: true,
+    get: () => mapOf(snapshot),
+    set: (value: Record<string, FileHistoryBackup>) => {
+      links.delete(snapshot);
+      built.set(snapshot, value);
+    },
+  });
+  Object.defineProperty(snapshot, 'timestamp', { value: timestamp, enumerable: true, writable: true, configurable: true });
+  if (materialized === undefined) links.set(snapshot, { previous, changes });
+  else built.set(snapshot, materialized);
+  return snapshot;
+}
+
+/** True when `snapshot` is chained and its map not built yet (reading it would build it). */
+export function isDeferred(snapshot: FileHistorySnapshot): boolean {
+  return links.has(snapshot);
+}
+
+/** The changes of a deferred snapshot against the snapshot it was chained to, with that snapshot. */
+export function chainLink(snapshot: FileHistorySnapshot): { previous: FileHistorySnapshot; changes: SnapshotChanges } | undefined {
+  return links.get(snapshot);
+}
+
+/**
+ * `snapshot.trackedFileBackups[path]` without building a deferred snapshot's map: walks back the
+ * chain to the newest snapshot that changed `path` or has its map.
+ */
+export function entryOf(snapshot: FileHistorySnapshot, path: string): FileHistoryBackup | undefined {
+  let current = snapshot;
+  for (let link = links.get(current); link !== undefined; link = links.get(current)) {
+    if (link.changes.has(path)) return link.changes.get(path);
+    current = link.previous;
+  }
+  return Object.hasOwn(current.trackedFileBackups, path) ? current.trackedFileBackups[path] : undefined;
+}
+
+/**
+ * Make a deferred snapshot stand alone (build its map), so it no longer keeps the snapshots before
+ * it in memory. Retention calls it on the new oldest snapshot.
+ */
+export function detach(snapshot: FileHistorySnapshot): void {
+  if (links.has(snapshot)) mapOf(snapshot);
+}
+
+function mapOf(snapshot: FileHistorySnapshot): Record<string, FileHistoryBackup> {
+  const done = built.get(snapshot);
+  if (done !== undefined) return done;
+  const pending: Link[] = [];
+  let current = snapshot;
+  for (let link = links.get(current); link !== undefined; link = links.get(current)) {
+    pending.push(link);
+    current = link.previous;
+  }
+  const map: Record<string, FileHistoryBackup> = { ...current.trackedFileBackups };
+  for (let index = pending.length - 1; index >= 0; index -= 1) {
+    for (const [path, entry] of (pending[index] as Link).changes) {
+      if (entry === undefined) delete map[path];
+      else map[path] = entry;
+    }
+  }
+  links.delete(snapshot);
+  built.set(snapshot, map);
+  return map;
+}
