@@ -92,7 +92,10 @@ export class S3SessionLog implements SessionLog {
     for (const { key } of await this.logKeys()) {
       let body: AsyncIterable<Uint8Array> | undefined;
       try {
-        const response = await this.context.limit(() => this.context.client.send(new GetObjectCommand({ Bucket: this.context.bucket, Key: key })));
+        const response = await this.context.limit(async () => {
+          const { client, s3 } = await this.context.sdk();
+          return client.send(new s3.GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
+        });
         body = response.Body as AsyncIterable<Uint8Array> | undefined;
       } catch (error) {
         if (isNotFound(error)) continue;
