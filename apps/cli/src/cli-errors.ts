@@ -3,12 +3,12 @@
  *
  * Exit codes: 0 success, 1 failure, 2 usage error (no command, bad option, missing argument, a bad
  * argument value (FH_INVALID_ARGUMENT), a refusal to prompt without a terminal), 3 partly done
- * (some files failed or were skipped; each is named).
+ * (some files failed or were skipped; each is named), 130 interrupted (Ctrl-C) with nothing changed.
  */
 import { displayPath } from './format.js';
 
 /** Process exit codes of `fh`. */
-export const ExitCode = { ok: 0, failure: 1, usage: 2, partial: 3 } as const;
+export const ExitCode = { ok: 0, failure: 1, usage: 2, partial: 3, interrupted: 130 } as const;
 
 /** A command line the user has to change: exits 2. */
 export class UsageError extends Error {

@@ -24,15 +24,15 @@ afterAll(() => {
   }
 });
 
-/** Start `fh <args>` in a new 120x40 tmux window; the shell prints EXIT=<code> when fh ends. */
-function start(box: Sandbox, name: string, args: readonly string[]): void {
+/** Start `fh <args>` in a new tmux window (120x40 unless given); the shell prints EXIT=<code> when fh ends. */
+function start(box: Sandbox, name: string, args: readonly string[], size: { columns: number; rows: number } = { columns: 120, rows: 40 }): void {
   const environment = { ...baseEnvironment(box.home), TERM: 'xterm-256color' };
   const exports = Object.entries(environment)
     .filter(([key]) => /^[A-Z_][A-Z0-9_]*$/.test(key))
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
     .join(' ');
   const command = `cd ${shellQuote(box.project)} && env -i ${exports} ${shellQuote(process.execPath)} ${shellQuote(cliPath)} --store ${shellQuote(`fs:${box.store}`)} ${args.map(shellQuote).join(' ')}; echo EXIT=$?; sleep 600`;
-  tmux(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', 'sh', '-c', command]);
+  tmux(['new-session', '-d', '-s', name, '-x', String(size.columns), '-y', String(size.rows), 'sh', '-c', command]);
 }
 
 function shellQuote(text: string): string {
@@ -112,7 +112,7 @@ describe('the rewind menu in a terminal', () => {
     await expect(stat(join(box.project, 'notes.md'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('Esc is never mind: nothing changes', async () => {
+  it('Esc steps back one screen, and on the prompt list is never mind: nothing changes', async () => {
     const box = await threeTurns();
     const name = 'escape';
     start(box, name, ['--session', 'menu', 'rewind']);
@@ -122,11 +122,79 @@ describe('the rewind menu in a terminal', () => {
     keys(name, 'Enter');
     await waitFor(name, 'Restore code and conversation');
     keys(name, 'Escape');
+    const back = await waitFor(name, 'Rewind to which prompt?');
+    expect(back).toMatch(/❯ third: just looking/);
+    expect(back).not.toContain('EXIT=');
+    keys(name, 'Escape');
     const done = await waitFor(name, 'EXIT=');
     expect(done).toContain('Never mind: nothing changed.');
     expect(done).toContain('EXIT=0');
     expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 3\n');
     expect(await readFile(join(box.project, 'notes.md'), 'utf8')).toBe('notes\n');
+  });
+
+  it('at 40 columns: rows are cut to the width, End/Home/PgUp/PgDn jump, the selection stays on screen, q is never mind', async () => {
+    const box = await sandbox();
+    seedPromptSession(box, 'long', 61);
+    const name = 'narrow';
+    start(box, name, ['--session', 'long', 'rewind'], { columns: 40, rows: 14 });
+    const first = await waitFor(name, 'Rewind to which prompt?');
+    const fits = (shown: string) => shown.split('\n').every((line) => [...line].length <= 40);
+    expect(fits(first)).toBe(true);
+    expect(first).toMatch(/^❯ \(current prompt\)$/m);
+    expect(first).toMatch(/^  prompt 61 of a long se…  1 file \+1 -1$/m);
+    keys(name, 'End');
+    const oldest = await waitFor(name, /❯ prompt 1 of a long/);
+    expect(oldest).toContain('62/62');
+    expect(fits(oldest)).toBe(true);
+    keys(name, 'PgUp');
+    const paged = await waitFor(name, /^53\/62$/m);
+    expect(paged).toMatch(/^❯ prompt 10 of a long/m);
+    expect(fits(paged)).toBe(true);
+    keys(name, 'PgDn', 'Up');
+    await waitFor(name, /^61\/62$/m);
+    keys(name, 'Home');
+    await waitFor(name, /^1\/62$/m);
+    keys(name, 'q');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('Never mind: nothing changed.');
+    expect(done).toContain('EXIT=0');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 61\n');
+  });
+
+  it('at 120 columns: / filters the prompts, f lists the files, Enter previews a patch, Esc steps back each screen', async () => {
+    const box = await sandbox();
+    seedPromptSession(box, 'long', 61);
+    const name = 'filter';
+    start(box, name, ['--session', 'long', 'rewind']);
+    await waitFor(name, 'Rewind to which prompt?');
+    keys(name, '/', '4', '2');
+    const filtered = await waitFor(name, '/42▏  1 of 61 prompts');
+    expect(filtered).toMatch(/❯ prompt 42 of a long session: please change the app to version 42 +\d\d-\d\d \d\d:\d\d  1 file \+1 -1/);
+    expect(filtered).not.toContain('prompt 41 of');
+    keys(name, 'Enter', 'Enter');
+    await waitFor(name, 'Restore code and conversation');
+    keys(name, 'f');
+    await waitFor(name, /Files a code rewind to prompt 42 .* changes/);
+    keys(name, 'Enter');
+    const patch = await waitFor(name, '+version 41');
+    expect(patch).toContain('app.js: from now to the checkpoint');
+    expect(patch).toContain(['diff --git a/app.js b/app.js', '--- a/app.js', '+++ b/app.js', '@@ -1,1 +1,1 @@', '-version 61', '+version 41'].join('\n'));
+    keys(name, 'Escape');
+    await waitFor(name, /Files a code rewind/);
+    keys(name, 'Escape');
+    await waitFor(name, 'Restore code and conversation');
+    keys(name, 'Escape');
+    await waitFor(name, /Rewind to which prompt\?\n.*\n\/42  1 of 61 prompts/);
+    keys(name, 'Escape');
+    const cleared = await waitFor(name, /❯ prompt 61 of a long|❯ \(current prompt\)/);
+    expect(cleared).not.toContain('/42');
+    expect(cleared).not.toContain('EXIT=');
+    keys(name, 'C-c');
+    const done = await waitFor(name, 'EXIT=');
+    expect(done).toContain('fh: interrupted: nothing changed');
+    expect(done).toContain('EXIT=130');
+    expect(await readFile(join(box.project, 'app.js'), 'utf8')).toBe('version 61\n');
   });
 
   it('chooses code only from the options, leaving the conversation alone', async () => {
@@ -302,4 +370,31 @@ function seedLargeSession(box: Sandbox, sessionId: string, snapshots: number, fi
     lines.push(JSON.stringify({ type: 'file-history-snapshot', messageId, isSnapshotUpdate: false, snapshot: { messageId, timestamp: time, trackedFileBackups } }));
   }
   writeFileSync(join(box.store, 'sessions', `${sessionId}.jsonl`), `${lines.join('\n')}\n`);
+}
+
+/**
+ * Write session `sessionId` straight into the sandbox's fs store: `count` turns, each a recorded
+ * prompt ("prompt N of a long session: …") and a checkpoint where app.js held `version N-1`; the
+ * project's app.js holds `version <count>`.
+ */
+function seedPromptSession(box: Sandbox, sessionId: string, count: number): void {
+  const folder = join(box.store, 'file-history', sessionId);
+  mkdirSync(folder, { recursive: true });
+  mkdirSync(join(box.store, 'sessions'), { recursive: true });
+  const start = Date.now() - count * 60_000;
+  const lines = [JSON.stringify({ type: 'fh-session', sessionId, projectRoot: box.project, createdAt: new Date(start).toISOString() })];
+  let parent: string | null = null;
+  for (let turn = 1; turn <= count; turn += 1) {
+    const time = new Date(start + turn * 60_000).toISOString();
+    const content = `version ${turn - 1}\n`;
+    const backupFileName = `00000000000000aa@v${turn}`;
+    writeFileSync(join(folder, backupFileName), content);
+    const messageId = `p${turn}`;
+    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: box.project, sessionId, type: 'user', message: { role: 'user', content: `prompt ${turn} of a long session: please change the app to version ${turn}` }, uuid: messageId, timestamp: time }));
+    const trackedFileBackups = { 'app.js': { backupFileName, version: turn, backupTime: time, size: Buffer.byteLength(content), mode: 0o644 } };
+    lines.push(JSON.stringify({ type: 'file-history-snapshot', messageId, isSnapshotUpdate: false, snapshot: { messageId, timestamp: time, trackedFileBackups } }));
+    parent = messageId;
+  }
+  writeFileSync(join(box.store, 'sessions', `${sessionId}.jsonl`), `${lines.join('\n')}\n`);
+  writeFileSync(join(box.project, 'app.js'), `version ${count}\n`);
 }

@@ -16,19 +16,17 @@
  * the project, which `fh rewind` changes only with `--include-outside`; null when it tracked none
  * or `--paths` is given). Human output adds their summary after the project's.
  */
-import { lstat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { DIFF_TIMEOUT_MS, rewindRefusals, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
+import { resolve } from 'node:path';
+import { rewindRefusals, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
-import { gitFilePatch, type PatchSide } from '../git-patch.js';
+import { filePatch } from '../file-patch.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { resolveMessageId } from '../message-ref.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import type { Colors, Output } from '../output.js';
 import { writeWithPager } from '../pager.js';
-import { readCurrentBytes, readEntryBytes } from '../snapshot-content.js';
 import { refusalText, renderDiffStats, type StatsWithRefusals } from '../render-stats.js';
 import { displayId, displayPath } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
@@ -138,18 +136,7 @@ function renderStat(stats: DiffStats, colors: Colors): string[] {
   return [...lines, ` ${parts.join(', ')}`];
 }
 
-/** The bytes and mode of the workspace file now, or null when there is none. */
-async function currentSide(projectRoot: string, path: string): Promise<PatchSide | null> {
-  const bytes = await readCurrentBytes(projectRoot, path);
-  if (bytes === null) return null;
-  const stats = await lstat(join(projectRoot, path)).catch(() => undefined);
-  return { bytes, mode: stats?.mode };
-}
-
-/**
- * The git-style patch of every changed file, from now to the checkpoint (see the module comment).
- * A line diff that gives up is written as one hunk replacing every line, so the patch still applies.
- */
+/** The git-style patch of every changed file, from now to the checkpoint (see file-patch.ts). */
 async function gitPatch(session: OpenedSession, messageId: string, stats: DiffStats, output: Output): Promise<string> {
   const entries = snapshotFileBackups(session.history.state, messageId);
   const parts: string[] = [];
@@ -157,13 +144,9 @@ async function gitPatch(session: OpenedSession, messageId: string, stats: DiffSt
   let bytes = 0;
   try {
     for (const [index, file] of stats.files.entries()) {
-      const entry = entries?.get(file.path);
-      const targetBytes = entry === undefined ? null : await readEntryBytes(session.store, session.sessionId, entry);
-      const from = await currentSide(session.projectRoot, file.path);
-      const to = targetBytes === null ? null : { bytes: targetBytes, mode: entry?.mode };
-      bytes += (from?.bytes.length ?? 0) + (to?.bytes.length ?? 0);
-      const binary = file.binary || file.tooLarge === true;
-      parts.push(await gitFilePatch(file.path, from, to, { binary, wholeFile: file.tooManyChanges === true, timeoutMs: DIFF_TIMEOUT_MS }));
+      const patch = await filePatch(session, messageId, file, entries);
+      parts.push(patch.text);
+      bytes += patch.bytes;
       progress.update(index + 1, undefined, bytes);
     }
   } finally {

@@ -51,7 +51,7 @@ import {
   type RewindPreview,
   type RewindSession,
 } from '@fh/core';
-import { HintedError, partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { ExitCode, HintedError, partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import { fhCommand } from '../command-hint.js';
 import { confirm, isInteractive } from '../confirm.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
@@ -62,6 +62,7 @@ import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
+import { filePatch } from '../file-patch.js';
 import { resolveMessageId } from '../message-ref.js';
 import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
 
@@ -75,7 +76,7 @@ export interface RewindCommandOptions {
 }
 
 /** Run `fh rewind`. */
-export async function run(context: CommandContext, messageArgument: string | undefined, operands: string[], options: RewindCommandOptions): Promise<void> {
+export async function run(context: CommandContext, messageArgument: string | undefined, operands: string[], options: RewindCommandOptions): Promise<number | void> {
   const split = splitIdAndPaths(messageArgument, operands, options.paths);
   const messageIdArgument = split.messageId;
   if (options.mode !== 'conversation') assertCheckpointingEnabled(context, 'only --mode conversation rewinds while it is set');
@@ -94,7 +95,18 @@ export async function run(context: CommandContext, messageArgument: string | und
         throw new UsageError('rewind needs a message id when there is no terminal to show the menu on (fh list shows them)');
       }
       const { runRewindMenu } = await import('../menu/rewind-menu.js');
-      const choice = await runRewindMenu(await menuEntries(session, rewinder));
+      const opened = session;
+      const entries = await menuEntries(context, session, rewinder);
+      const choice = await runRewindMenu(entries, {
+        loadPatch: async (id, path) => {
+          const file = entries.find((entry) => entry.messageId === id)?.stats?.files.find((candidate) => candidate.path === path);
+          return file === undefined ? '' : (await filePatch(opened, id, file)).text;
+        },
+      });
+      if (choice === 'interrupted') {
+        context.output.note('fh: interrupted: nothing changed');
+        return ExitCode.interrupted;
+      }
       if (choice === null) {
         context.output.result({ sessionId: session.sessionId, messageId: null, mode: 'nevermind' }, () => 'Never mind: nothing changed.');
         return;
@@ -309,12 +321,17 @@ function conversationPreview(rewinder: RewindSession, messageId: string) {
  * The menu's entries: the current prompt, then every recorded prompt and every checkpoint whose
  * prompt was not recorded, newest first, each with the dry run of a code rewind there.
  */
-async function menuEntries(session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
+async function menuEntries(context: CommandContext, session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
   const history = session.history;
   const entries: Array<MenuEntry & { order: number }> = [];
   const seen = new Set<string>();
-  for (const [position, selectable] of rewinder.selectableMessages().entries()) {
+  const prompts = rewinder.selectableMessages();
+  const promptIds = new Set(prompts.map((entry) => entry.messageId));
+  const extra = history.state.snapshots.filter((snapshot) => !promptIds.has(snapshot.messageId)).length;
+  const progress = context.output.progress('loading prompts', prompts.length - 1 + extra, { unit: 'prompts' });
+  for (const [position, selectable] of prompts.entries()) {
     if (selectable.isCurrentPrompt) continue;
+    progress.tick();
     seen.add(selectable.messageId);
     const canRestore = history.canRestore(selectable.messageId);
     const timestamp = selectable.timestamp === undefined ? undefined : new Date(selectable.timestamp);
@@ -324,6 +341,7 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
       text: selectable.text,
       timestamp,
       hasMessage: true,
+      hasEarlierMessages: position > 0 || selectable.index > 0,
       canRestore,
       stats: canRestore ? await rewinder.preview(selectable.messageId) : undefined,
       ...(canRestore ? outsideField(await rewinder.previewOutside(selectable.messageId)) : {}),
@@ -338,6 +356,7 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
   for (const snapshot of history.state.snapshots) {
     if (seen.has(snapshot.messageId) || !offered.has(snapshot.messageId)) continue;
     seen.add(snapshot.messageId);
+    progress.tick();
     entries.push({
       messageId: snapshot.messageId,
       isCurrent: false,
@@ -350,6 +369,7 @@ async function menuEntries(session: OpenedSession, rewinder: RewindSession): Pro
       order: snapshot.timestamp.getTime(),
     });
   }
+  progress.stop();
   entries.sort((a, b) => b.order - a.order);
   const current: MenuEntry = { messageId: '', isCurrent: true, text: '', timestamp: undefined, hasMessage: false, canRestore: false, stats: undefined };
   return [current, ...entries.map(({ order: _order, ...entry }) => entry)];
