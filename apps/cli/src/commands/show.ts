@@ -8,7 +8,7 @@
  * null, "reply" | null, "stats": DiffStats & { "refusals" } | null }` (`reply`: the whole reply
  * text; `stats`: null when the message has no checkpoint).
  */
-import { currentBranchRecords, isTranscriptMessage, promptForResubmit, rewindRefusals, turnReplyText } from '@fh/core';
+import { currentBranchRecords, isTranscriptMessage, promptForResubmit, RewindSession, rewindRefusals, turnReplyText } from '@fh/core';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { displayId, displayPath, escapeControl, formatTime } from '../format.js';
@@ -25,14 +25,15 @@ export async function run(context: CommandContext, reference: string): Promise<v
   assertCheckpointingEnabled(context);
   const session = await openSession(context, { lock: false });
   try {
-    const messageId = resolveMessageId(context, session, reference);
+    const rewinder = new RewindSession({ history: session.history, messages: currentBranchRecords(session.records), undo: false, unrecordedCheckpoints: !session.claude });
+    const messageId = resolveMessageId(context, session, reference, rewinder);
     const branch = currentBranchRecords(session.records);
     const message = branch.find((record) => isTranscriptMessage(record) && record.type === 'user' && record.uuid === messageId);
     const prompt = message !== undefined && isTranscriptMessage(message) ? promptForResubmit(message).text : null;
     const snapshots = session.history.state.snapshots;
-    // The last snapshot with the id counts, as everywhere.
-    const turnIndex = snapshots.map((snapshot) => snapshot.messageId).lastIndexOf(messageId);
-    const snapshot = snapshots[turnIndex];
+    // Turns as fh list numbers them; the last snapshot with the id counts, as everywhere.
+    const turnIndex = rewinder.checkpointIds().indexOf(messageId);
+    const snapshot = snapshots[snapshots.map((candidate) => candidate.messageId).lastIndexOf(messageId)];
     const timestampText = snapshot?.timestamp ?? (message !== undefined && isTranscriptMessage(message) && typeof message.timestamp === 'string' ? new Date(message.timestamp) : undefined);
     const timestamp = timestampText === undefined || Number.isNaN(timestampText.getTime()) ? null : timestampText;
     const plain = session.history.canRestore(messageId)
