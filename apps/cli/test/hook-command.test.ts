@@ -89,6 +89,23 @@ describe('fh hook: Bash commands in command windows', () => {
     expect(await readTree(box.project)).toEqual(before);
   });
 
+  it('keeps the window of a background command open past its PostToolUse, until the next prompt', async () => {
+    const box = await sandbox();
+    await repository(box);
+    expect(await hook(box, prompt(box, 'go'))).toEqual(quiet);
+    const before = await readTree(box.project);
+    const background = (phase: 'PreToolUse' | 'PostToolUse') =>
+      event(box, { hook_event_name: phase, tool_name: 'Bash', tool_input: { command: 'watch', run_in_background: true }, tool_use_id: 'toolu_bg' });
+    expect(await hook(box, background('PreToolUse'))).toEqual(quiet);
+    expect(await hook(box, background('PostToolUse'))).toEqual(quiet);
+    sh(box, 'echo later > src/util.ts && echo out > out.txt');
+    expect(await hook(box, prompt(box, 'next'))).toEqual(quiet);
+    const list = await fhJson<{ checkpoints: Array<{ messageId: string; filesChanged: string[] }> }>(box, ['list']);
+    expect(list.checkpoints[0]?.filesChanged).toEqual(['out.txt', 'src/util.ts']);
+    await fhJson(box, ['rewind', list.checkpoints[0]?.messageId as string, '--mode', 'code', '--yes']);
+    expect(await readTree(box.project)).toEqual(before);
+  });
+
   it('reports an ignored file the command touched on stderr, and captures nothing for it', async () => {
     const box = await sandbox();
     await repository(box);

@@ -168,8 +168,9 @@ describe('command window with the real git and bash', () => {
     ]);
     expect(capture.ignored).toEqual({ count: 1, paths: ['build/'] });
     const after = readTree(world.project);
-    const { rewound } = await rewindAndUndo(world);
+    const { rewound, undone } = await rewindAndUndo(world);
     expect(rewound).toEqual({ ...before, 'build/more.bin': after['build/more.bin'] });
+    expect(undone).toEqual(after);
     // The next command reuses the unchanged pre-image (.gitignore) instead of copying it again;
     // the files the checkpoint now tracks need none.
     const next = await runInWindow(world, 'true');

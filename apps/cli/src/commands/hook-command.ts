@@ -2,7 +2,9 @@
  * `fh hook`'s Bash events (issue 12): `PreToolUse` of Bash begins a command window keyed by the
  * event's `tool_use_id`, `PostToolUse` of Bash ends it, attaching what the command changed to the
  * turn's checkpoint (see `command-window.ts`). Parallel commands have their own ids, so their
- * windows never mix. An event without `tool_use_id` uses one shared window id.
+ * windows never mix. An event without `tool_use_id` uses one shared window id. A command run in
+ * the background (`tool_input.run_in_background`) keeps its window open past its PostToolUse,
+ * until the next prompt.
  *
  * Reports go to stderr only (stdout stays empty): files fh could not capture and ignored paths
  * the command touched, one line each; nothing when everything was captured.
@@ -55,10 +57,19 @@ export async function handleCommandEvent(history: FileHistory, command: CommandP
     await history.beginCommand({ probe: tools.probe, journal: tools.journal, windowId: command.windowId, ...(typeof input.command === 'string' ? { command: input.command } : {}) });
     return;
   }
+  // A command run in the background goes on after its PostToolUse: its window stays open until
+  // the next prompt (or FH_COMMAND_WINDOW_MAX_MS), so what it changes meanwhile is captured too.
+  if (isBackground(event)) return;
   if ((await tools.journal.loadWindow(command.windowId)) !== undefined) {
     reportCaptures([await history.endCommand(command.windowId, { probe: tools.probe, journal: tools.journal })]);
   }
   reportCaptures(await endStaleWindows(history, tools, maxAgeMs));
+}
+
+/** True for a Bash event whose command runs in the background (`tool_input.run_in_background`). */
+function isBackground(event: HookEvent): boolean {
+  const input = typeof event.tool_input === 'object' && event.tool_input !== null ? (event.tool_input as Record<string, unknown>) : {};
+  return input.run_in_background === true;
 }
 
 /** Write what the captures missed to stderr, one line each. */
