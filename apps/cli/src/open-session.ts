@@ -20,6 +20,8 @@ import {
   FileHistory,
   NotFoundError,
   parseFhSessionRecord,
+  POINT_RECORD_TYPE,
+  UNDO_POINT_RECORD_TYPE,
   type BackupStore,
   type LogRecord,
 } from '@fh/core';
@@ -71,6 +73,12 @@ export interface OpenSessionOptions {
    * {@link reopenWithLock}): no latest-session lookup, no project check, no notes again.
    */
   pinned?: { sessionId: string; projectRoot: string };
+  /**
+   * Without `--session`: the project's session whose timeline changed last (the one that rewound,
+   * undid or redid), not simply the latest session — a later `fh fork` makes a newer one. Falls
+   * back to the latest session when none has a timeline point.
+   */
+  preferTimeline?: boolean;
 }
 
 /** How long a command waits for a session another process holds, in ms. */
@@ -133,7 +141,7 @@ async function chooseProjectRoot(context: CommandContext, recorded: string | und
 
 async function openFhSession(context: CommandContext, options: OpenSessionOptions): Promise<OpenedSession> {
   const store = await context.store();
-  const sessionId = options.pinned?.sessionId ?? context.sessionIdOption ?? (await latestFhSession(context, store));
+  const sessionId = options.pinned?.sessionId ?? context.sessionIdOption ?? (await latestFhSession(context, store, options.preferTimeline === true));
   const { records } = await store.sessionLog(sessionId).read();
   if (options.mustExist !== false && records.length === 0 && (await store.listBackups(sessionId)).length === 0) {
     throw new NotFoundError(`session "${sessionId}" not found in ${describeStoreLocation(context.storeLocation)} (fh sessions lists them)`);
@@ -148,21 +156,45 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
   return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, outsideHistory: undefined, close: () => history.close() };
 }
 
-/** The most recently changed fh session whose recorded project is this project. */
-async function latestFhSession(context: CommandContext, store: BackupStore): Promise<string> {
+/**
+ * The most recently changed fh session whose recorded project is this project; with
+ * `preferTimeline`, the one whose newest timeline point is newest (see
+ * {@link OpenSessionOptions.preferTimeline}).
+ */
+async function latestFhSession(context: CommandContext, store: BackupStore, preferTimeline: boolean): Promise<string> {
   const projectRoot = context.projectRoot;
   const realRoot = await realProjectPath(projectRoot);
   const sessions = [...(await store.listSessions())].sort((a, b) => b.lastModified.getTime() - a.lastModified.getTime());
+  let latest: string | undefined;
+  let rewound: { sessionId: string; at: number } | undefined;
   for (const session of sessions) {
     const { records } = await store.sessionLog(session.sessionId).read();
     const recorded = records.find((record) => record.type === FH_SESSION_RECORD_TYPE);
     const root = recorded === undefined ? undefined : parseFhSessionRecord(recorded)?.projectRoot;
-    if (root !== undefined && (resolve(root) === projectRoot || (await realProjectPath(root)) === realRoot)) {
-      context.output.note(`fh: using session ${displayPath(session.sessionId)}, the latest of ${displayPath(projectRoot)} (pass --session to choose)`);
-      return session.sessionId;
-    }
+    if (root === undefined || !(resolve(root) === projectRoot || (await realProjectPath(root)) === realRoot)) continue;
+    latest ??= session.sessionId;
+    if (!preferTimeline) break;
+    const newest = newestPointTime(records);
+    if (newest !== undefined && (rewound === undefined || newest > rewound.at)) rewound = { sessionId: session.sessionId, at: newest };
+  }
+  const chosen = rewound?.sessionId ?? latest;
+  if (chosen !== undefined) {
+    const why = rewound === undefined ? 'the latest' : 'the one that rewound last';
+    context.output.note(`fh: using session ${displayPath(chosen)}, ${why} of ${displayPath(projectRoot)} (pass --session to choose)`);
+    return chosen;
   }
   throw new UsageError(`no session given and none found for ${displayPath(projectRoot)}: pass --session <id> or set FH_SESSION_ID (${fhCommand(context, ['sessions'])} lists them)`);
+}
+
+/** The creation time (ms) of the newest timeline point recorded in `records`, if any. */
+function newestPointTime(records: readonly LogRecord[]): number | undefined {
+  let newest: number | undefined;
+  for (const record of records) {
+    if ((record.type !== POINT_RECORD_TYPE && record.type !== UNDO_POINT_RECORD_TYPE) || typeof record.createdAt !== 'string') continue;
+    const at = Date.parse(record.createdAt);
+    if (!Number.isNaN(at) && (newest === undefined || at > newest)) newest = at;
+  }
+  return newest;
 }
 
 async function openClaudeSession(context: CommandContext, configDir: string, options: OpenSessionOptions): Promise<OpenedSession> {

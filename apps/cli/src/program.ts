@@ -14,7 +14,7 @@ type CommandRunner = (context: CommandContext) => Promise<number | void>;
 
 /** Names of the commands, so `fh --claude <command>` is not read as a folder named <command>. */
 const COMMAND_NAMES = [
-  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'run', 'help',
+  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'redo', 'checkpoint', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'run', 'help',
 ];
 
 /**
@@ -149,8 +149,16 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
 
   program
     .command('undo')
-    .description('undo the last rewind')
+    .description("go back one point on the session's rewind timeline (or to just before <point>); --list shows every point")
+    .argument('[point]', 'a timeline point id or a prefix of one (fh undo --list shows them)')
+    .option('--list', 'list the timeline: every rewind, undo and redo, with time, files and +/-')
+    .option('--prune <older-than>', 'remove timeline points older than this (30d, 12h, 90m; a bare number is days) and their backups')
     .action(action(async () => (await import('./commands/undo.js')).run));
+
+  program
+    .command('redo')
+    .description('go forward one point on the rewind timeline (undo the last undo)')
+    .action(action(async () => (await import('./commands/undo.js')).runRedo));
 
   program
     .command('resume')

@@ -33,12 +33,14 @@ describe('printed undo and redo hints are commands that work', () => {
     const store = `fs:${join(base, 'it has spaces')}`;
     const rewind = await runCli(['--claude', fixture.configDir, '--store', store, 'rewind', 'u2', '--mode', 'code', '--yes'], { home, cwd: fixture.projectRoot });
     expect(rewind.exitCode).toBe(0);
-    const hint = `fh --claude ${fixture.configDir} --store '${store}' undo`;
+    const session = `--session ${CLAUDE_SESSION}`;
+    const hint = `fh --claude ${fixture.configDir} --store '${store}' ${session} undo`;
     expect(rewind.stdout.split('\n')).toContain(`Undo with: ${hint}`);
     const undo = await runHintInShell(hint, { home, cwd: fixture.projectRoot });
     expect(undo.exitCode).toBe(0);
-    expect(undo.stdout).toContain(`Run ${hint} again to redo the rewind.`);
-    expect((await runHintInShell(hint, { home, cwd: fixture.projectRoot })).exitCode).toBe(0);
+    const redoHint = `fh --claude ${fixture.configDir} --store '${store}' ${session} redo`;
+    expect(undo.stdout).toContain(`Redo with: ${redoHint}`);
+    expect((await runHintInShell(redoHint, { home, cwd: fixture.projectRoot })).exitCode).toBe(0);
   });
 
   it('with --session, the undo hint names the session, so FH_SESSION_ID of another session does not change what it undoes', async () => {

@@ -28,7 +28,7 @@ describe('fh rewind interrupted with Ctrl-C', () => {
     const logPath = join(box.store, 'sessions', 's.jsonl');
     for (;;) {
       const log = await readFile(logPath, 'utf8');
-      if (log.includes('"type":"fh-undo-point"') && (await readFile(join(box.project, paths[0] as string), 'utf8')).startsWith('before')) break;
+      if (log.includes('"type":"fh-point"') && (await readFile(join(box.project, paths[0] as string), 'utf8')).startsWith('before')) break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     child.kill('SIGINT');

@@ -174,7 +174,7 @@ describe('restore: the worktree was removed by a cleanup', () => {
     const undoId = rewound.json.undoId as string;
     expect(typeof undoId).toBe('string');
     const store = new FsBackupStore({ root: fixture.dataFolder });
-    await undoRewind({ projectRoot: fixture.worktreePath, fs: store.workspaceFs }, { store, sessionId: fixture.sessionId }, { undoId });
+    await undoRewind({ projectRoot: fixture.worktreePath, fs: store.workspaceFs }, { store, sessionId: fixture.sessionId }, { pointId: undoId });
     expect(await readTree(fixture.worktreePath)).toEqual(live);
   });
 

@@ -29,3 +29,4 @@ export * from './state/snapshot-records.js';
 export { realPathOrNearest } from './track/resolve-links.js';
 export * from './command/index.js';
 export * from './transcript/index.js';
+export * from './rewind/restored-mode.js';

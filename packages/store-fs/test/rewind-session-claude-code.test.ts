@@ -87,7 +87,7 @@ describe('RewindSession on a Claude Code session', () => {
     const before = await tree(fixture.projectRoot);
     const rewind = new RewindSession({ history, messages: forked.records });
     await expect(rewind.restore({ messageId: 'u1', mode: 'code' })).rejects.toThrow(
-      `the log of session ${FORK} in the claude-code store does not keep fh-undo-point records; give an fh store as the undo store, or turn undo off`,
+      `the log of session ${FORK} in the claude-code store does not keep fh-point records; give an fh store as the undo store, or turn undo off`,
     );
     expect(await tree(fixture.projectRoot)).toEqual(before);
     expect((await store.listBackups(FORK)).filter((name) => name.includes('@undo-'))).toEqual([]);

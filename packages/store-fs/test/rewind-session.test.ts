@@ -10,8 +10,6 @@ import {
   InvalidArgumentError,
   NotFoundError,
   RewindSession,
-  UNDO_POINT_RECORD_TYPE,
-  UNDO_POINT_REMOVED_RECORD_TYPE,
   type ConversationRecord,
   type MessagesRemovedEvent,
   type TranscriptMessage,
@@ -167,7 +165,7 @@ describe('RewindSession.restore', () => {
       mode: 'code',
       onUndoPointSaved: (point) => {
         const log = readFileSync(join(storeRoot, 'sessions', `${SESSION}.jsonl`), 'utf8');
-        atCall.push({ undoId: point.undoId, recorded: log.includes(`"undoId":"${point.undoId}"`), aTxt: readFileSync(join(projectRoot, 'a.txt'), 'utf8') });
+        atCall.push({ undoId: point.undoId, recorded: log.includes(`"pointId":"${point.undoId}"`), aTxt: readFileSync(join(projectRoot, 'a.txt'), 'utf8') });
       },
     });
     expect(atCall).toEqual([{ undoId: result.undoPoint?.undoId, recorded: true, aTxt: AFTER_CHECKPOINT }]);
@@ -334,10 +332,11 @@ describe('RewindSession.undoRewind', () => {
     expect(await tree(projectRoot)).toEqual(NOW);
   });
 
-  it('works from a fresh store and history (a later process), and undoing again redoes', async () => {
+  it('works from a fresh store and history (a later process); redo goes forward again, undo back again', async () => {
     const { session, projectRoot, storeRoot, history } = await setUp();
     await unlink(join(projectRoot, 'run.sh'));
     await writeFile(join(projectRoot, 'untracked.txt'), 'not tracked, never touched\n');
+    const before = await tree(projectRoot);
     const result = await session.restore({ messageId: 'u1', mode: 'code' });
     expect(result.code).toEqual({ messageId: 'u1', restored: ['a.txt', 'run.sh'], deleted: ['new.txt'], skipped: [], failed: [] });
     const afterRewind = await tree(projectRoot);
@@ -346,28 +345,28 @@ describe('RewindSession.undoRewind', () => {
     const store = new FsBackupStore({ root: storeRoot });
     const later = new RewindSession({ history: await openHistory({ projectRoot, sessionId: SESSION, store }) });
     const points = await later.undoPoints();
-    expect(points.map((point) => [point.operation, point.messageId, point.entries.map((entry) => `${entry.path}:${entry.kind}`)])).toEqual([
-      ['rewind', 'u1', ['a.txt:file', 'new.txt:file', 'run.sh:missing']],
+    expect(points.map((point) => [point.operation, point.status, point.messageId, point.entries.map((entry) => `${entry.path}:${entry.kind}`)])).toEqual([
+      ['rewind', 'done', 'u1', ['a.txt:file', 'new.txt:file', 'run.sh:missing']],
     ]);
-    const undo = await later.undoRewind();
-    expect([undo.restored, undo.deleted]).toEqual([['a.txt', 'new.txt'], ['run.sh']]);
-    expect(await tree(projectRoot)).toEqual({
-      'a.txt': NOW['a.txt'],
-      'new.txt': NOW['new.txt'],
-      'untracked.txt': '644 not tracked, never touched\n',
-    });
-    expect((await later.undoPoints()).map((point) => point.undoId)).toEqual([undo.redoUndoId]);
+    const undo = await later.undo();
+    expect([undo.operation, undo.target, undo.restored, undo.deleted]).toEqual(['undo', points[0]?.undoId, ['a.txt', 'new.txt'], ['run.sh']]);
+    expect(await tree(projectRoot)).toEqual(before);
+    await expect(later.undo()).rejects.toThrow(new NotFoundError(`session ${SESSION} has no rewind to undo`));
 
-    const redo = await later.undoRewind();
-    expect(redo.undoId).toBe(undo.redoUndoId);
+    const redo = await later.redo();
+    expect([redo.operation, redo.target, redo.restored, redo.deleted]).toEqual(['redo', points[0]?.undoId, ['a.txt', 'run.sh'], ['new.txt']]);
     expect(await tree(projectRoot)).toEqual(afterRewind);
-    const log = (await store.sessionLog(SESSION).read()).records;
-    expect(log.filter((record) => record.type === UNDO_POINT_REMOVED_RECORD_TYPE).map((record) => [record['undoId'], record['reason']])).toEqual([
-      [points[0]?.undoId, 'undone'],
-      [undo.redoUndoId, 'undone'],
+    await expect(later.redo()).rejects.toThrow(new NotFoundError(`session ${SESSION} has nothing to redo`));
+    expect((await later.undo()).restored).toEqual(['a.txt', 'new.txt']);
+    expect(await tree(projectRoot)).toEqual(before);
+    const timeline = await later.timeline();
+    expect(timeline.points.map((point) => [point.operation, point.status])).toEqual([
+      ['rewind', 'done'],
+      ['undo', 'done'],
+      ['redo', 'done'],
+      ['undo', 'done'],
     ]);
-    expect((await later.undoPoints()).map((point) => point.operation)).toEqual(['undo']);
-    expect((await store.listBackups(SESSION)).filter((name) => name.includes('@undo-'))).toHaveLength(2);
+    expect([timeline.steps, timeline.cursor]).toEqual([[points[0]?.undoId], 0]);
   });
 
   it('restores a symlink the rewind replaced', async () => {
@@ -381,7 +380,7 @@ describe('RewindSession.undoRewind', () => {
     expect(await tree(projectRoot)).toEqual({ ...NOW, 'a.txt': '-> run.sh' });
   });
 
-  it('keeps the last 10 undo points and deletes the backups of older ones', async () => {
+  it('never evicts a point: after 12 rewinds, 12 undos walk back through every state', async () => {
     const { session, projectRoot, store } = await setUp();
     const made: string[] = [];
     for (let round = 0; round < 12; round += 1) {
@@ -390,17 +389,13 @@ describe('RewindSession.undoRewind', () => {
       made.push(result.undoPoint?.undoId as string);
     }
     const points = await session.undoPoints();
-    expect(points.map((point) => point.undoId)).toEqual(made.slice(2));
+    expect(points.map((point) => point.undoId)).toEqual(made);
     const undoBackups = (await store.listBackups(SESSION)).filter((name) => name.includes('@undo-')).sort();
     expect(undoBackups).toEqual(points.map((point) => point.entries[0]?.backupFileName).sort());
-    const records = (await store.sessionLog(SESSION).read()).records;
-    expect(records.filter((record) => record.type === UNDO_POINT_RECORD_TYPE)).toHaveLength(12);
-    expect(records.filter((record) => record.type === UNDO_POINT_REMOVED_RECORD_TYPE).map((record) => [record['undoId'], record['reason']])).toEqual([
-      [made[0], 'evicted'],
-      [made[1], 'evicted'],
-    ]);
-    await session.undoRewind();
-    expect(await readFile(join(projectRoot, 'a.txt'), 'utf8')).toBe('round 11\n');
+    for (let round = 11; round >= 0; round -= 1) {
+      await session.undo();
+      expect(await readFile(join(projectRoot, 'a.txt'), 'utf8')).toBe(`round ${round}\n`);
+    }
   });
 
   it('refuses with nothing to undo, and when an undo backup is gone changes nothing', async () => {
@@ -412,7 +407,7 @@ describe('RewindSession.undoRewind', () => {
     const rewound = await tree(projectRoot);
     await expect(session.undoRewind()).rejects.toThrow(BackupMissingError);
     expect(await tree(projectRoot)).toEqual(rewound);
-    expect(await session.undoPoints()).toHaveLength(1);
+    expect((await session.undoPoints()).map((point) => point.status)).toEqual(['done']);
   });
 
   it('undo can be turned off', async () => {

@@ -180,7 +180,7 @@ export async function run(context: CommandContext, messageArgument: string | und
     const onInterrupt = () => {
       process.stderr.write(
         writing
-          ? `fh: rewind interrupted after it began writing files; ${fhCommand(context, ['undo'])} puts them back\n`
+          ? `fh: rewind interrupted after it began writing files; ${fhCommand(context, ['undo'], { session: session.sessionId })} puts them back\n`
           : 'fh: rewind interrupted before it changed any file\n',
       );
       process.exit(130);
@@ -237,7 +237,7 @@ export async function run(context: CommandContext, messageArgument: string | und
           : outside.left.length > 0
             ? [
                 colors.yellow(`Left ${plural(outside.left.length, 'file')} outside the project unchanged: ${outside.left.map(displayPath).join(', ')}`),
-                `To rewind them too: ${fhCommand(context, ['rewind', messageId, ...(mode === 'both' ? [] : ['--mode', mode]), '--include-outside'])}`,
+                `To rewind them too: ${fhCommand(context, ['rewind', messageId, ...(mode === 'both' ? [] : ['--mode', mode]), '--include-outside'], { session: session.sessionId })}`,
               ]
             : outsideCode === undefined
               ? []
@@ -247,7 +247,7 @@ export async function run(context: CommandContext, messageArgument: string | und
                   ...outside.deleted.map((path) => `  deleted   ${displayPath(path)}`),
                   ...outside.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
                 ]),
-        ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'])}`)]),
+        ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'], { session: session.sessionId })}`)]),
         ...(conversation === null
           ? []
           : ownConversation
@@ -256,14 +256,14 @@ export async function run(context: CommandContext, messageArgument: string | und
                 '',
                 escapeControl(conversation.prompt.text, { keepLines: true }),
                 '',
-                colors.dim(`To continue from before it as a new session: ${fhCommand(context, ['fork', messageId])}`),
+                colors.dim(`To continue from before it as a new session: ${fhCommand(context, ['fork', messageId], { session: session.sessionId })}`),
               ]
             : [
               `Rewound the conversation to before ${shownId} (${plural(conversation.removedMessageIds.length, 'message')} dropped). The prompt, ready to edit and resend:`,
               '',
               escapeControl(conversation.prompt.text, { keepLines: true }),
               '',
-              colors.dim(`To continue from here as a new session: ${fhCommand(context, ['fork', messageId])}`),
+              colors.dim(`To continue from here as a new session: ${fhCommand(context, ['fork', messageId], { session: session.sessionId })}`),
             ]),
       ],
     );

@@ -36,6 +36,18 @@ import { restoredMode } from './restored-mode.js';
 import type { RewindResult } from '../results.js';
 import type { FileHistoryState } from '../types.js';
 
+/**
+ * What a rewind writes at one path (the `plan` given to `beforeWrite`): a checkpoint backup with
+ * the mode the file gets, or `null` (the file is deleted).
+ */
+export interface RewindWrite {
+  path: string;
+  backupFileName: string | null;
+  /** Mode the file gets (see `restored-mode.ts`); `null` for a deletion. */
+  mode: number | null;
+  size?: number;
+}
+
 /** Options of {@link fileHistoryRewind}. */
 export interface RewindOptions {
   /** Rewind only these tracked files (absolute, or relative to the project root). Default: all. */
@@ -44,9 +56,10 @@ export interface RewindOptions {
    * Called once after validation and before the first write, with the tracking paths the rewind
    * is about to write or delete, a folder it replaces by a file included (sorted; not called when
    * there are none). If it rejects, the rewind rejects with that error and nothing is written.
-   * `RewindSession` saves its undo point here.
+   * `plan` says what the rewind will write at each of them. `RewindSession` journals its timeline
+   * point here.
    */
-  beforeWrite?: (paths: readonly string[]) => Promise<void>;
+  beforeWrite?: (paths: readonly string[], plan: readonly RewindWrite[]) => Promise<void>;
   /**
    * The caller holds the session's lock, so every fh temp file (`.name.fh-<hex>.tmp`) in a folder
    * the rewind writes is a leftover of a killed process and is removed first. Default false: only
@@ -82,7 +95,16 @@ export async function fileHistoryRewind(
     else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
   }
   refuseIfBackupsMissing(plans);
-  if (writes.length > 0) await options.beforeWrite?.(writes.map((plan) => plan.path));
+  if (writes.length > 0) {
+    await options.beforeWrite?.(
+      writes.map((plan) => plan.path),
+      writes.map((plan): RewindWrite =>
+        plan.kind === 'delete'
+          ? { path: plan.path, backupFileName: null, mode: null }
+          : { path: plan.path, backupFileName: plan.backup.backupFileName, mode: restoredMode(plan.backup.mode ?? plan.info.mode, plan.info.mode), size: plan.info.size },
+      ),
+    );
+  }
 
   const deletions = writes.filter((plan) => plan.kind === 'delete');
   const restores = writes.filter((plan) => plan.kind === 'restore');

@@ -1,4 +1,6 @@
 export * from './undo-records.js';
+export * from './timeline-records.js';
+export * from './timeline.js';
 export * from './undo.js';
 export * from './rewind-preview.js';
 export * from './restore-options.js';

@@ -8,7 +8,13 @@
  *   const result = await session.restore({ messageId, mode: 'both' });
  *   session.messages;                                               // the rewound conversation
  *   result.conversation?.prompt;                                    // text + images to edit and resend
- *   await session.undoRewind();                                     // put the files back
+ *   await session.undo();                                           // put the files back
+ *   await session.redo();                                           // and forward again
+ *   await session.timeline();                                       // every point, the cursor
+ *
+ * This is the safe path: every code restore, undo and redo is journaled as a timeline point
+ * before it writes, and any operation interrupted before (killed, disk full, store failure) is
+ * rolled back first (see `undo.ts`). `FileHistory.rewind` is the bare operation without either.
  */
 import { findSelectableMessageIndex, isLosslessConversationRewind, rewindConversation } from '../conversation/rewind-conversation.js';
 import type { ConversationRewind, MessagesRemovedEvent } from '../conversation/rewind-conversation.js';
@@ -23,8 +29,22 @@ import { forkSession, type ForkResult } from './fork-session.js';
 import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
 import { resolveMessageReference } from './message-reference.js';
 import { rewindPreview, type RewindPreview } from './rewind-preview.js';
-import { captureUndoPoint, listUndoPoints, undoRewind, type UndoResult, type UndoStore } from './undo.js';
-import type { UndoPoint } from './undo-records.js';
+import {
+  capturePoint,
+  completePoint,
+  readTimeline,
+  recoverPending,
+  redoRewind,
+  undoRewind,
+  type RecoveryResult,
+  type UndoOptions,
+  type UndoResult,
+  type UndoStore,
+} from './undo.js';
+import type { RewindWrite } from '../rewind/rewind.js';
+import type { Timeline } from './timeline.js';
+import type { TimelinePoint } from './timeline-records.js';
+import type { UndoEntry, UndoPoint } from './undo-records.js';
 
 /** The file history a {@link RewindSession} drives: a `FileHistory` (not a subagent handle). */
 export interface RewindableHistory extends FileHistoryReader {
@@ -44,12 +64,11 @@ export interface RewindSessionOptions<R extends ConversationRecord> {
   /** The host's summariser; without it the summarize options are not offered. */
   summarize?: SummarizeCallback;
   /**
-   * Where undo points go. Default: the history's own store, session and log. `false`: no undo
-   * points (rewinds cannot be undone). A Claude Code session is read-only: give an fh store here.
+   * Where the timeline (points and their pre-image backups) goes. Default: the history's own
+   * store, session and log. `false`: no timeline (rewinds cannot be undone, nothing is journaled).
+   * A Claude Code session is read-only: give an fh store here.
    */
   undo?: UndoStore | false;
-  /** Undo points kept. Default 10. */
-  undoLimit?: number;
   /** Makes ids (conversation ids, summary uuids, undo ids). Default `crypto.randomUUID`. */
   generateId?: () => string;
   /** Clock for summaries and undo records. Default `() => new Date()`. */
@@ -112,8 +131,10 @@ export interface RestoreResult {
   conversationApplied: boolean;
   /** The file rewind, file by file (`failed` lists files that could not be written). */
   code?: RewindResult;
-  /** The undo point saved before the files were written; `null` when no file needed writing or undo is off. */
-  undoPoint?: UndoPoint | null;
+  /** The timeline point saved before the files were written; `null` when no file needed writing or undo is off. */
+  undoPoint?: TimelinePoint | null;
+  /** Interrupted operations rolled back before this restore wrote anything. */
+  recovered?: RecoveryResult[];
   /** The conversation rewind (`both`, `conversation`): new id, permission mode, prompt to edit. */
   conversation?: ConversationRewind<ConversationRecord>;
   /** The partial compact (`summarize`, `summarize_up_to`). */
@@ -140,8 +161,9 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private list: Array<R | TranscriptMessage>;
   private currentConversationId: string | undefined;
   private readonly summarize: SummarizeCallback | undefined;
-  private readonly undo: UndoStore | undefined;
-  private readonly undoLimit: number | undefined;
+  private readonly undoStore: UndoStore | undefined;
+  /** Journaled operations run one at a time, in call order. */
+  private serial: Promise<unknown> = Promise.resolve();
   private readonly generateId: (() => string) | undefined;
   private readonly now: (() => Date) | undefined;
   private readonly listeners = new Set<RewindSessionEvents['messagesRemoved']>();
@@ -158,8 +180,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     this.history = options.history;
     this.list = [...(options.messages ?? [])];
     this.summarize = options.summarize;
-    this.undo = options.undo === false ? undefined : (options.undo ?? { store: options.history.store, sessionId: options.history.sessionId });
-    this.undoLimit = options.undoLimit;
+    this.undoStore = options.undo === false ? undefined : (options.undo ?? { store: options.history.store, sessionId: options.history.sessionId });
     this.generateId = options.generateId;
     this.now = options.now;
   }
@@ -301,19 +322,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
 
     if (mode === 'both' || mode === 'code') {
       result.undoPoint = null;
-      const undo = this.undo;
-      result.code = await this.history.rewind(messageId, {
-        ...(request.paths === undefined ? {} : { paths: request.paths }),
-        ...(undo === undefined
-          ? {}
-          : {
-              beforeWrite: async (paths: readonly string[]) => {
-                const point = await captureUndoPoint(this.history, undo, { paths, operation: 'rewind', messageId }, this.undoOptions());
-                result.undoPoint = point;
-                request.onUndoPointSaved?.(point);
-              },
-            }),
-      });
+      result.code = await this.serially(() => this.journaledRewind(messageId, request, result));
       result.codeApplied = result.code.failed.length === 0;
       const outside = await this.restoreOutside(messageId, request);
       if (outside !== undefined) {
@@ -362,21 +371,53 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     return result;
   }
 
-  /** The live undo points, oldest first; `[]` when undo is off. */
-  async undoPoints(): Promise<UndoPoint[]> {
-    return this.undo === undefined ? [] : listUndoPoints(this.undo);
+  /** Every timeline point, oldest first; `[]` when undo is off. */
+  async undoPoints(): Promise<TimelinePoint[]> {
+    return this.undoStore === undefined ? [] : (await readTimeline(this.undoStore)).points;
   }
 
   /**
-   * Put back the files of the newest undo point (or `undoId`) exactly as they were before that
-   * rewind (see `undoRewind` in `undo.ts`); undoing again redoes. The conversation is not changed.
-   * Throws `UnsupportedError` when undo is off, `NotFoundError` when there is nothing to undo.
+   * The session's timeline: every point (rewinds, undos, redos, recoveries) oldest first with its
+   * status, the undo stack and its cursor (see `timeline.ts`). Empty when undo is off.
    */
-  async undoRewind(undoId?: string): Promise<UndoResult> {
-    if (this.undo === undefined) {
-      throw new UnsupportedError('undo is off for this RewindSession (options.undo is false)');
-    }
-    return undoRewind(this.history, this.undo, { ...this.undoOptions(), ...(undoId === undefined ? {} : { undoId }) });
+  async timeline(): Promise<Timeline> {
+    if (this.undoStore === undefined) return { points: [], steps: [], cursor: 0, pending: [] };
+    return readTimeline(this.undoStore);
+  }
+
+  /**
+   * Roll back any operation that was interrupted (see `recoverPending` in `undo.ts`); every
+   * journaled operation does this first. Call it while holding the session's lock.
+   */
+  async recover(): Promise<RecoveryResult[]> {
+    const undo = this.requireUndo();
+    return this.serially(() => recoverPending(this.history, undo, this.undoOptions()));
+  }
+
+  /**
+   * Go back one point on the timeline (or to just before point `pointId`, an id or a prefix): put
+   * back the files exactly as they were, saving the files it overwrites as a new point first (see
+   * `undoRewind` in `undo.ts`). After an interrupted rewind, rolling it back is the undo. The
+   * conversation is not changed. Throws `UnsupportedError` when undo is off, `NotFoundError` when
+   * there is nothing to undo or no such point.
+   */
+  async undo(pointId?: string): Promise<UndoResult> {
+    const undo = this.requireUndo();
+    return this.serially(() => undoRewind(this.history, undo, { ...this.undoOptions(), ...(pointId === undefined ? {} : { pointId }) }));
+  }
+
+  /** {@link undo} under its older name. */
+  async undoRewind(pointId?: string): Promise<UndoResult> {
+    return this.undo(pointId);
+  }
+
+  /**
+   * Go forward one point: undo the last undo (see `redoRewind` in `undo.ts`). Throws
+   * `UnsupportedError` when undo is off, `NotFoundError` when there is nothing to redo.
+   */
+  async redo(): Promise<UndoResult> {
+    const undo = this.requireUndo();
+    return this.serially(() => redoRewind(this.history, undo, this.undoOptions()));
   }
 
   /**
@@ -412,15 +453,17 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     if (request.includeOutside !== true) return { left: preview.filesChanged };
     const undo = this.outsideUndo;
     const result: OutsideRestoreResult = { left: [], undoPoint: null };
+    if (undo !== undefined) await recoverPending(outside, undo, { ...this.undoOptions(), deleteOrphans: false });
     const code = await outside.rewind(messageId, {
       ...(undo === undefined
         ? {}
         : {
-            beforeWrite: async (paths: readonly string[]) => {
-              result.undoPoint = await captureUndoPoint(outside, undo, { paths, operation: 'rewind', messageId }, { ...this.undoOptions(), deleteOrphans: false });
+            beforeWrite: async (paths: readonly string[], plan: readonly RewindWrite[]) => {
+              result.undoPoint = await capturePoint(outside, undo, { paths, operation: 'rewind', messageId, plan: plannedEntries(plan) }, { ...this.undoOptions(), deleteOrphans: false });
             },
           }),
     });
+    if (undo !== undefined && result.undoPoint !== null && result.undoPoint !== undefined && code.failed.length === 0) await completePoint(undo, result.undoPoint, this.undoOptions());
     result.code = {
       ...code,
       restored: code.restored.map(absoluteKey),
@@ -431,15 +474,59 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     return result;
   }
 
-  private undoOptions() {
+  /**
+   * The code half of a restore: roll back interrupted operations, then rewind, journaling a
+   * `rewind` point (pre-images and plan) before the first write and its done record after the
+   * last one succeeded. A rewind with failed files stays pending, so the next operation rolls it
+   * back and `undo` reaches the state before it.
+   */
+  private async journaledRewind(messageId: string, request: RestoreRequest, result: RestoreResult): Promise<RewindResult> {
+    const undo = this.undoStore;
+    const paths = request.paths === undefined ? {} : { paths: request.paths };
+    if (undo === undefined) return this.history.rewind(messageId, paths);
+    const options = this.undoOptions();
+    result.recovered = await recoverPending(this.history, undo, options);
+    let point: TimelinePoint | undefined;
+    const code = await this.history.rewind(messageId, {
+      ...paths,
+      beforeWrite: async (written, plan) => {
+        point = await capturePoint(this.history, undo, { paths: written, operation: 'rewind', messageId, plan: plannedEntries(plan) }, options);
+        result.undoPoint = point;
+        request.onUndoPointSaved?.(point);
+      },
+    });
+    if (point !== undefined && code.failed.length === 0) await completePoint(undo, point, options);
+    return code;
+  }
+
+  private requireUndo(): UndoStore {
+    if (this.undoStore === undefined) throw new UnsupportedError('undo is off for this RewindSession (options.undo is false)');
+    return this.undoStore;
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(task, task);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  private undoOptions(): UndoOptions {
     return {
-      deleteOrphans: this.undo !== undefined && this.undo.store === this.history.store && this.undo.sessionId === this.history.sessionId && this.history.holdsLock === true,
+      deleteOrphans: this.undoStore !== undefined && this.undoStore.store === this.history.store && this.undoStore.sessionId === this.history.sessionId && this.history.holdsLock === true,
       sessionLocked: this.history.holdsLock === true,
-      ...(this.undoLimit === undefined ? {} : { limit: this.undoLimit }),
       ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
       ...(this.now === undefined ? {} : { now: this.now }),
     };
   }
+}
+
+/** A rewind's plan as the entries of its timeline point. */
+function plannedEntries(plan: readonly RewindWrite[]): UndoEntry[] {
+  return plan.map((write): UndoEntry =>
+    write.backupFileName === null
+      ? { path: write.path, kind: 'missing', backupFileName: null, mode: null }
+      : { path: write.path, kind: 'file', backupFileName: write.backupFileName, mode: write.mode, ...(write.size === undefined ? {} : { size: write.size }) },
+  );
 }
 
 /** A tracking path of the outside history (relative to `/`) as the absolute path it names. */

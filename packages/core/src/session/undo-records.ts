@@ -1,5 +1,6 @@
 /**
- * Undo points in the session log, so a rewind can be undone by a later process (`fh undo`).
+ * Legacy undo points in the session log (before the timeline of `timeline-records.ts`, which
+ * reads them as completed rewind points), and the entry shape both share.
  *
  *   {"type":"fh-undo-point","undoId":…,"sessionId":…,"createdAt":…,"operation":"rewind"|"undo",
  *    "messageId":…|null,"entries":[{"path":…,"kind":"file"|"missing"|"symlink"|"folder",
@@ -44,9 +45,9 @@ export interface UndoPoint {
   /** The session whose store holds the entries' backups. */
   sessionId: string;
   createdAt: Date;
-  /** `rewind`: made before a rewind; `undo`: made before an undo (undoing it redoes). */
-  operation: 'rewind' | 'undo';
-  /** The message a rewind went to; `null` for an `undo` point. */
+  /** What the point was saved for (see `PointOperation` in `timeline-records.ts`; legacy records: `rewind` or `undo`). */
+  operation: 'rewind' | 'undo' | 'redo' | 'undo-to' | 'recover';
+  /** The message a rewind went to; `null` for other operations. */
   messageId: string | null;
   /** One per file, sorted by path. */
   entries: UndoEntry[];
@@ -77,7 +78,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function parseEntry(value: unknown): UndoEntry | undefined {
+/** Parse one pre-image entry; `undefined` when malformed. Never throws. */
+export function parseUndoEntry(value: unknown): UndoEntry | undefined {
   if (!isObject(value) || typeof value.path !== 'string' || value.path === '') return undefined;
   const { path, kind } = value;
   if (kind === 'file') {
@@ -100,7 +102,7 @@ function parseEntry(value: unknown): UndoEntry | undefined {
 /** Parse an `fh-undo-point` record; `undefined` (with one warning) when malformed. Never throws. */
 export function parseUndoPointRecord(record: LogRecord, onWarning: RecordWarningHandler = () => {}): UndoPoint | undefined {
   const createdAt = typeof record.createdAt === 'string' ? new Date(record.createdAt) : undefined;
-  const entries = Array.isArray(record.entries) ? record.entries.map(parseEntry) : undefined;
+  const entries = Array.isArray(record.entries) ? record.entries.map(parseUndoEntry) : undefined;
   if (
     typeof record.undoId !== 'string' ||
     typeof record.sessionId !== 'string' ||

@@ -1,37 +1,46 @@
 /**
- * Undo of a rewind (issue 4, "Safer than the seed"). Before a rewind writes anything, every file
- * it will touch is saved as it is — bytes and mode of a regular file, the target of a symlink, the
- * fact that a folder was there, or the fact that nothing was there — into an undo point: backups
- * in the undo store plus one `fh-undo-point` record in its session log (see `undo-records.ts`).
- * `undoRewind` puts those files back exactly. The newest {@link DEFAULT_UNDO_LIMIT} points are kept; older ones are
- * evicted with their backups.
+ * The operation journal and the rewind timeline's operations (issues 10 and 11).
  *
- * An undo saves the files it is about to overwrite as a new point first (operation `undo`), so
- * undoing twice redoes, and edits made after the rewind are never lost to an undo either.
+ * Every operation that writes the project through fh — a rewind, an undo, a redo, an `undo-to`,
+ * a recovery — is journaled as a point (`timeline-records.ts`) before it writes:
+ * 1. the pre-image of each file it will change is saved as an `…@undo-…` backup (the store makes
+ *    it durable: data and directory entry) — or recorded as missing, a symlink, a folder;
+ * 2. the point record, with the pre-images and the plan, is appended (durable on return);
+ * 3. the project is written;
+ * 4. a `fh-point-done` record is appended once every write succeeded.
+ * A point without its done record is pending: the process was killed, the disk filled, a write
+ * failed, the store failed. {@link recoverPending}, run first by every operation here (callers
+ * hold the session lock), rolls each pending point back to its pre-images — restoring only files
+ * whose current state differs, itself journaled as a `recover` point so nothing it overwrites is
+ * lost — and closes it as `rolled-back`. So `undo` after an interrupted rewind reaches exactly the
+ * state before it, and an interrupted undo never turns into a redo.
+ *
+ * Points are never evicted; {@link prunePoints} removes old ones on request.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import pLimit from 'p-limit';
 import { BackupMissingError, CorruptError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
+import { countLineChanges } from '../rewind/diff-stats.js';
 import { openProjectWriter, splitTrackingPath, symlinkTargetInside, type ProjectFolder, type ProjectWriter } from '../rewind/project-writer.js';
 import { removeLeftoverTemporaryFiles } from '../rewind/rewind.js';
 import { restoredMode } from '../rewind/restored-mode.js';
 import { toAbsolutePath } from '../paths.js';
 import type { RecordWarningHandler } from '../state/records.js';
 import type { BackupInfo, BackupStore, FsStats, SessionLog, WorkspaceFs } from '../store.js';
+import { buildTimeline, findPoint, redoStep, stateBefore, undoStep, type Timeline } from './timeline.js';
 import {
-  liveUndoPoints,
-  UNDO_POINT_RECORD_TYPE,
-  undoPointRecord,
-  undoPointRemovedRecord,
-  type UndoEntry,
-  type UndoPoint,
-} from './undo-records.js';
+  pointDoneRecord,
+  pointRecord,
+  pointsPrunedRecord,
+  POINT_RECORD_TYPE,
+  readTimelinePoints,
+  type PointOperation,
+  type TimelinePoint,
+} from './timeline-records.js';
+import type { UndoEntry } from './undo-records.js';
 
-/** Undo points kept per session. */
-export const DEFAULT_UNDO_LIMIT = 10;
-
-/** Where undo points live: backups in `store` under `sessionId`, records in `log`. */
+/** Where the timeline lives: pre-image backups in `store` under `sessionId`, records in `log`. */
 export interface UndoStore {
   store: BackupStore;
   sessionId: string;
@@ -40,7 +49,7 @@ export interface UndoStore {
 }
 
 /**
- * The workspace an undo point covers: a `FileHistory` fits. `fs` may offer `readlink`/`symlink`
+ * The workspace the timeline covers: a `FileHistory` fits. `fs` may offer `readlink`/`symlink`
  * (real `fs/promises` and memfs do); without them a symlink cannot be saved and the operation is
  * refused with `UnsupportedError`.
  */
@@ -49,55 +58,78 @@ export interface UndoWorkspace {
   fs: WorkspaceFs;
 }
 
-/** Options shared by the undo functions. */
+/** Options shared by the timeline operations. */
 export interface UndoOptions {
-  /** Points kept; the oldest beyond it are evicted. Default {@link DEFAULT_UNDO_LIMIT}. */
-  limit?: number;
   /** File operations at once. Default 16. */
   concurrency?: number;
-  /** Makes undo ids; default `crypto.randomUUID`. */
+  /** Makes point ids; default `crypto.randomUUID`. */
   generateId?: () => string;
   /** Clock for record times. Default `() => new Date()`. */
   now?: () => Date;
-  /** Receives warnings about malformed undo records. */
+  /** Receives warnings about malformed records. */
   onWarning?: RecordWarningHandler;
   /**
-   * After saving a point, delete the undo session's `…@undo-…` backups no live point refers to
-   * (left by a process killed while saving). Only safe while this process holds the undo
-   * session's lock, so no other process is saving a point there. Default false.
+   * After saving a point, delete the session's `…@undo-…` backups no point refers to (left by a
+   * process killed while saving). Only safe while this process holds the session's lock.
+   * Default false.
    */
   deleteOrphans?: boolean;
   /**
-   * The caller holds the session's lock: every fh temp file in a folder the undo writes is a
-   * leftover of a killed process and is removed first (default false: only those older than 60 s).
+   * The caller holds the session's lock: every fh temp file in a folder the operation writes is
+   * a leftover of a killed process and is removed first (default false: only those older than 60 s).
    */
   sessionLocked?: boolean;
 }
 
-/** What {@link captureUndoPoint} saves. */
-export interface CaptureUndoPointInput {
+/** What {@link capturePoint} saves. */
+export interface CapturePointInput {
   /** Tracking paths of the files about to be changed. */
   paths: readonly string[];
-  operation: UndoPoint['operation'];
+  operation: PointOperation;
   messageId: string | null;
-  /** Undo points never evicted by this capture (the one an undo is about to apply). */
-  protect?: readonly string[];
+  target?: string | null;
+  /** What the operation will write at each path (see `TimelinePoint.plan`). */
+  plan?: readonly UndoEntry[];
 }
 
-/** Outcome of {@link undoRewind}, file by file (like a `RewindResult`). */
-export interface UndoResult {
-  /** The point that was applied. */
-  undoId: string;
-  /** The point saved just before (undo it to redo); `null` when nothing needed saving. */
-  redoUndoId: string | null;
-  /** Tracking paths written back (a file's bytes and mode, a symlink, or a folder). */
+/** One interrupted operation rolled back by {@link recoverPending}. */
+export interface RecoveryResult {
+  /** The pending point that was rolled back (or abandoned, for a pending `recover` point). */
+  pointId: string;
+  operation: PointOperation;
+  outcome: 'rolled-back' | 'abandoned';
+  /** The `recover` point saved before the rollback wrote; `null` when nothing differed. */
+  recoverPointId: string | null;
   restored: string[];
-  /** Tracking paths removed because nothing was there at the undo point. */
   deleted: string[];
-  /** Tracking paths left alone on purpose, with why; a saved file or link among them keeps the point live. */
+}
+
+/** Outcome of an undo, redo, undo-to or rollback, file by file (like a `RewindResult`). */
+export interface UndoResult {
+  /** What ran: `recover` when the command was satisfied by rolling back an interrupted operation. */
+  operation: 'undo' | 'redo' | 'undo-to' | 'recover';
+  /** The point whose before-state was reached (`undo`, `undo-to`, `recover`) or the step redone (`redo`). */
+  target: string;
+  /** The point saved for this operation (`null` for a `recover` result that changed nothing). */
+  pointId: string | null;
+  /** Tracking paths written (a file's bytes and mode, a symlink, or a folder); only files it changed. */
+  restored: string[];
+  /** Tracking paths removed because nothing was there. */
+  deleted: string[];
+  /** Tracking paths left alone on purpose, with why. */
   skipped: Array<{ path: string; reason: string }>;
-  /** Tracking paths that could not be put back, with the error; the point then stays live. */
+  /** Tracking paths that could not be put back, with the error; the point then stays pending. */
   failed: Array<{ path: string; error: Error }>;
+  /** Interrupted operations rolled back first, oldest last. */
+  recovered: RecoveryResult[];
+}
+
+/** Size of a session's timeline (see {@link timelineSize}). */
+export interface TimelineSize {
+  points: number;
+  /** Pre-image backups referenced by the points, and their bytes. */
+  backups: number;
+  bytes: number;
 }
 
 type LinkFs = WorkspaceFs & {
@@ -105,21 +137,45 @@ type LinkFs = WorkspaceFs & {
   symlink?: (target: string, path: string) => Promise<void>;
 };
 
+const UNDO_BACKUP_NAME = /^[0-9a-f]{16}@undo-[0-9a-f]{12}$/;
+
+/** Whether a backup name is an undo backup's (`{16 hex}@undo-{12 hex}`). */
+export function isUndoBackupName(name: string): boolean {
+  return UNDO_BACKUP_NAME.test(name);
+}
+
 function logOf(undo: UndoStore): SessionLog {
   return undo.log ?? undo.store.sessionLog(undo.sessionId);
 }
 
-/** Backup name of one file in one undo point: `{sha256(absolutePath)[:16]}@undo-{12 hex of the id}`. */
+function nowOf(options: UndoOptions): Date {
+  return (options.now ?? (() => new Date()))();
+}
+
+/** Backup name of one file in one point: `{sha256(absolutePath)[:16]}@undo-{sha256(pointId)[:12]}`. */
 export function undoBackupFileName(absolutePath: string, undoId: string): string {
   const hash = createHash('sha256').update(absolutePath).digest('hex').slice(0, 16);
   const suffix = createHash('sha256').update(undoId).digest('hex').slice(0, 12);
   return `${hash}@undo-${suffix}`;
 }
 
-/** The live undo points of the undo store, oldest first (see `liveUndoPoints`). */
-export async function listUndoPoints(undo: UndoStore, options: Pick<UndoOptions, 'onWarning'> = {}): Promise<UndoPoint[]> {
+/** The session's timeline, rebuilt from its log (see `timeline.ts`). */
+export async function readTimeline(undo: UndoStore, options: Pick<UndoOptions, 'onWarning'> = {}): Promise<Timeline> {
   const { records } = await logOf(undo).read();
-  return liveUndoPoints(records, options.onWarning);
+  return buildTimeline(readTimelinePoints(records, options.onWarning));
+}
+
+/** Every point of the timeline, oldest first (see {@link readTimeline}). */
+export async function listUndoPoints(undo: UndoStore, options: Pick<UndoOptions, 'onWarning'> = {}): Promise<TimelinePoint[]> {
+  return (await readTimeline(undo, options)).points;
+}
+
+/** Points, pre-image backups and their bytes of the session's timeline. */
+export async function timelineSize(undo: UndoStore, options: Pick<UndoOptions, 'onWarning'> = {}): Promise<TimelineSize> {
+  const points = await listUndoPoints(undo, options);
+  const sizes = new Map<string, number>();
+  for (const point of points) for (const entry of point.entries) if (entry.backupFileName !== null) sizes.set(entry.backupFileName, entry.size ?? 0);
+  return { points: points.length, backups: sizes.size, bytes: [...sizes.values()].reduce((sum, size) => sum + size, 0) };
 }
 
 async function lstatOrUndefined(fs: WorkspaceFs, path: string): Promise<FsStats | undefined> {
@@ -132,20 +188,14 @@ async function lstatOrUndefined(fs: WorkspaceFs, path: string): Promise<FsStats 
 }
 
 /**
- * Save `input.paths` as they are now into a new undo point, record it, and evict the oldest
- * points beyond the limit (deleting their backups). A folder at a path is saved as a `folder`
- * entry, without its contents (a rewind replaces a folder by a file only when it is empty).
- * Throws — after deleting the backups it made, recording nothing — if a file cannot be saved;
- * `UnsupportedError` when a symlink must be saved and `fs` has no `readlink`, when the store
- * refuses backups (a read-only Claude Code session), or when its log drops `fh-undo-point`
- * records (a Claude Code transcript): give an fh store as the undo store.
+ * Save `input.paths` as they are now into a new point and record it (pending until
+ * {@link completePoint}). Backups first, then the record: a point never names a backup that is
+ * not durable. A folder is saved as a `folder` entry without its contents. Throws — after deleting
+ * the backups it made, recording nothing — if a file cannot be saved; `UnsupportedError` when a
+ * symlink must be saved and `fs` has no `readlink`, when the store refuses backups (a read-only
+ * Claude Code session), or when its log drops `fh-point` records: give an fh store as the undo store.
  */
-export async function captureUndoPoint(
-  workspace: UndoWorkspace,
-  undo: UndoStore,
-  input: CaptureUndoPointInput,
-  options: UndoOptions = {},
-): Promise<UndoPoint> {
+export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, input: CapturePointInput, options: UndoOptions = {}): Promise<TimelinePoint> {
   const fs = workspace.fs as LinkFs;
   const undoId = (options.generateId ?? randomUUID)();
   const limit = pLimit(options.concurrency ?? 16);
@@ -176,33 +226,44 @@ export async function captureUndoPoint(
     const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
     const entries = settled.map((outcome) => (outcome as PromiseFulfilledResult<UndoEntry>).value);
-    const point: UndoPoint = {
+    const planned = new Map((input.plan ?? []).map((entry) => [entry.path, entry]));
+    const point: TimelinePoint = {
       undoId,
       sessionId: undo.sessionId,
-      createdAt: (options.now ?? (() => new Date()))(),
+      createdAt: nowOf(options),
       operation: input.operation,
       messageId: input.messageId,
+      target: input.target ?? null,
       entries,
+      plan: paths.flatMap((path) => {
+        const entry = planned.get(path);
+        return entry === undefined ? [] : [entry];
+      }),
+      status: 'pending',
     };
     appending = true;
-    await logOf(undo).append([undoPointRecord(point)]);
-    const points = await listUndoPoints(undo, options);
-    if (!points.some((candidate) => candidate.undoId === undoId)) {
+    await logOf(undo).append([pointRecord(point)]);
+    const { records } = await logOf(undo).read();
+    if (!records.some((record) => record.type === POINT_RECORD_TYPE && record.pointId === undoId)) {
       throw new UnsupportedError(
-        `the log of session ${undo.sessionId} in the ${undo.store.kind} store does not keep ${UNDO_POINT_RECORD_TYPE} records; give an fh store as the undo store, or turn undo off`,
+        `the log of session ${undo.sessionId} in the ${undo.store.kind} store does not keep ${POINT_RECORD_TYPE} records; give an fh store as the undo store, or turn undo off`,
       );
     }
-    const evicted = await evictUndoPoints(undo, { ...options, protect: [...(input.protect ?? []), undoId] }, points);
-    if (options.deleteOrphans === true) await deleteOrphanUndoBackups(undo, points.filter((candidate) => !evicted.includes(candidate.undoId)));
+    if (options.deleteOrphans === true) await deleteOrphanUndoBackups(undo, readTimelinePoints(records));
     return point;
   } catch (error) {
     // Once the point's record may be in the log (an append that failed in its fsync may still have
-    // written it), its backups stay unless a cancel record lands first: a record must never name
-    // deleted backups. Unreferenced leftovers are removed by a later save (`deleteOrphans`).
-    const cancelled = !appending || (await logOf(undo).append([undoPointRemovedRecord(undoId, 'cancelled', (options.now ?? (() => new Date()))())]).then(() => true, () => false));
-    if (cancelled) await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
+    // written it), its backups stay unless a record closing it lands first: a record must never
+    // name deleted backups. Unreferenced leftovers are removed by a later save (`deleteOrphans`).
+    const closed = !appending || (await logOf(undo).append([pointDoneRecord(undoId, 'abandoned', nowOf(options))]).then(() => true, () => false));
+    if (closed) await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
     throw error;
   }
+}
+
+/** Append the done record of `point`: every write of its operation succeeded. */
+export async function completePoint(undo: UndoStore, point: Pick<TimelinePoint, 'undoId'>, options: UndoOptions = {}): Promise<void> {
+  await logOf(undo).append([pointDoneRecord(point.undoId, 'done', nowOf(options))]);
 }
 
 /** `putBackup`, with a store's refusal (a read-only Claude Code session) explained. */
@@ -219,35 +280,12 @@ async function putUndoBackup(undo: UndoStore, backupFileName: string, absolutePa
 }
 
 /**
- * Evict the oldest live points beyond `options.limit` (default 10), except `options.protect`:
- * delete their backups, then record each as evicted. `livePoints` saves reading the log again
- * when the caller just read it. Returns the evicted ids.
+ * Delete the session's undo backups (`…@undo-…`) that no point refers to: left by a process
+ * killed while it saved a point, before the point was recorded, or by a prune killed before it
+ * deleted them. Tidying only: a failed listing or delete is ignored.
  */
-export async function evictUndoPoints(
-  undo: UndoStore,
-  options: UndoOptions & { protect?: readonly string[] } = {},
-  livePoints?: readonly UndoPoint[],
-): Promise<string[]> {
-  const limit = options.limit ?? DEFAULT_UNDO_LIMIT;
-  const points = livePoints ?? (await listUndoPoints(undo, options));
-  const protect = new Set(options.protect ?? []);
-  const excess = points.length - limit;
-  if (excess <= 0) return [];
-  const evicted = points.filter((point) => !protect.has(point.undoId)).slice(0, excess);
-  for (const point of evicted) await deletePointBackups(undo, point);
-  const now = (options.now ?? (() => new Date()))();
-  if (evicted.length > 0) await logOf(undo).append(evicted.map((point) => undoPointRemovedRecord(point.undoId, 'evicted', now)));
-  return evicted.map((point) => point.undoId);
-}
-
-/**
- * Delete the session's undo backups (`…@undo-…`) that no live point refers to: left by a process
- * killed while it saved an undo point, before the point was recorded (see
- * `UndoOptions.deleteOrphans`). Tidying only: a failed listing or delete is ignored (the backups
- * stay, and the next save tries again).
- */
-async function deleteOrphanUndoBackups(undo: UndoStore, livePoints: readonly UndoPoint[]): Promise<void> {
-  const referenced = new Set(livePoints.flatMap((point) => point.entries.map((entry) => entry.backupFileName)));
+async function deleteOrphanUndoBackups(undo: UndoStore, points: readonly TimelinePoint[]): Promise<void> {
+  const referenced = new Set(points.flatMap((point) => point.entries.map((entry) => entry.backupFileName)));
   let names: string[];
   try {
     names = await undo.store.listBackups(undo.sessionId);
@@ -259,63 +297,88 @@ async function deleteOrphanUndoBackups(undo: UndoStore, livePoints: readonly Und
 }
 
 /**
- * Check an undo point's record before acting on it (issue 10): it must belong to the undo
- * session, each `file` entry must name an undo backup (`…@undo-…`, never a checkpoint backup,
- * which an undo would then delete), and each `symlink` entry must lead inside the project.
- * Throws `CorruptError` naming every bad entry; nothing is changed.
+ * Check the entries an undo is about to write before anything changes: a `file` entry must name
+ * an `…@undo-…` backup of the undo session that exists with its recorded size (else
+ * `BackupMissingError`); a symlink entry must lead inside the project and a path must stay inside
+ * it (else `CorruptError`). Returns each file entry's `statBackup`.
  */
-export function checkUndoPoint(workspace: UndoWorkspace, undo: UndoStore, point: UndoPoint): void {
-  const problems: string[] = [];
-  if (point.sessionId !== undo.sessionId) problems.push(`it names session ${point.sessionId}, not ${undo.sessionId}`);
-  for (const entry of point.entries) {
-    if (entry.kind === 'file' && (entry.backupFileName === null || !isUndoBackupName(entry.backupFileName))) {
-      problems.push(`${entry.path} names ${String(entry.backupFileName)}, which is not an undo backup`);
-    }
-    if (entry.kind === 'symlink' && !symlinkTargetInside(workspace.projectRoot, entry.path, entry.symlinkTarget ?? '')) {
-      problems.push(`${entry.path} would be a link to ${JSON.stringify(entry.symlinkTarget)}, outside the project`);
-    }
-  }
-  if (problems.length === 0) return;
-  throw new CorruptError(`undo refused, nothing was changed: the record of undo point ${point.undoId} cannot be trusted: ${problems.join('; ')}`);
-}
-
-/** Whether a backup name is an undo backup's (`{16 hex}@undo-{12 hex}`). */
-export function isUndoBackupName(name: string): boolean {
-  return /^[0-9a-f]{16}@undo-[0-9a-f]{12}$/.test(name);
-}
-
-/** Delete a point's backups: only undo backups of the undo session (a crafted record names others). */
-async function deletePointBackups(undo: UndoStore, point: UndoPoint): Promise<void> {
-  if (point.sessionId !== undo.sessionId) return;
-  for (const entry of point.entries) {
-    if (entry.backupFileName !== null && isUndoBackupName(entry.backupFileName)) await undo.store.deleteBackup(point.sessionId, entry.backupFileName);
-  }
-}
-
-/** Check every backup of `point` exists with its recorded size; throw BackupMissingError otherwise. */
-async function validatePoint(workspace: UndoWorkspace, undo: UndoStore, point: UndoPoint): Promise<void> {
-  checkUndoPoint(workspace, undo, point);
+async function validateEntries(workspace: UndoWorkspace, undo: UndoStore, entries: readonly UndoEntry[], what: string): Promise<Map<string, BackupInfo>> {
+  const infos = new Map<string, BackupInfo>();
   const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
-  for (const entry of point.entries) {
-    if (entry.backupFileName === null) continue;
-    const info = await undo.store.statBackup(point.sessionId, entry.backupFileName);
-    if (info === null) missing.push({ path: entry.path, backupFileName: entry.backupFileName, reason: 'the backup does not exist in the store' });
-    else if (entry.size !== undefined && info.size !== entry.size) {
-      missing.push({ path: entry.path, backupFileName: entry.backupFileName, reason: `the backup has ${info.size} bytes, the undo point recorded ${entry.size}` });
+  const root = resolve(workspace.projectRoot);
+  const inside = (path: string) => {
+    const rel = relative(root, path);
+    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  };
+  for (const entry of entries) {
+    const absolutePath = resolve(root, entry.path);
+    if (!inside(absolutePath)) throw new CorruptError(`${what} refused, nothing was changed: its entry ${JSON.stringify(entry.path)} is outside the project root`);
+    if (entry.kind === 'symlink' && !symlinkTargetInside(workspace.projectRoot, entry.path, entry.symlinkTarget ?? '')) {
+      throw new CorruptError(`${what} refused, nothing was changed: its symbolic link ${entry.path} → ${entry.symlinkTarget} leads outside the project root`);
     }
+    if (entry.kind !== 'file') continue;
+    const name = entry.backupFileName as string;
+    if (!UNDO_BACKUP_NAME.test(name)) {
+      throw new CorruptError(`${what} refused, nothing was changed: its entry ${entry.path} names ${name}, which is not an undo backup (…@undo-…)`);
+    }
+    const info = await undo.store.statBackup(undo.sessionId, name);
+    if (info === null) missing.push({ path: entry.path, backupFileName: name, reason: 'the backup does not exist in the store' });
+    else if (entry.size !== undefined && info.size !== entry.size) {
+      missing.push({ path: entry.path, backupFileName: name, reason: `the backup has ${info.size} bytes, the point recorded ${entry.size}` });
+    } else infos.set(name, info);
   }
-  if (missing.length === 0) return;
-  const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
-  const count = missing.length === 1 ? '1 backup' : `${missing.length} backups`;
-  throw new BackupMissingError(`undo refused, nothing was changed: ${count} of undo point ${point.undoId} missing or damaged: ${list}`, missing);
+  if (missing.length > 0) {
+    const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
+    const count = missing.length === 1 ? '1 backup' : `${missing.length} backups`;
+    throw new BackupMissingError(`${what} refused, nothing was changed: ${count} missing or damaged: ${list}`, missing);
+  }
+  return infos;
+}
+
+/** True when the bytes of `absolutePath` equal those of backup `backupFileName` (sizes already equal). */
+async function sameBytes(fs: WorkspaceFs, absolutePath: string, undo: UndoStore, backupFileName: string): Promise<boolean> {
+  const handle = await fs.open(absolutePath, 'r');
+  try {
+    let position = 0;
+    for await (const chunk of await undo.store.openBackup(undo.sessionId, backupFileName)) {
+      const buffer = new Uint8Array(chunk.length);
+      let filled = 0;
+      while (filled < chunk.length) {
+        const { bytesRead } = await handle.read(buffer, filled, chunk.length - filled, position + filled);
+        if (bytesRead === 0) return false;
+        filled += bytesRead;
+      }
+      if (Buffer.compare(buffer, chunk) !== 0) return false;
+      position += chunk.length;
+    }
+    const probe = new Uint8Array(1);
+    return (await handle.read(probe, 0, 1, position)).bytesRead === 0;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** True when the path already is as `entry` says (bytes, mode, link target, folder or absence). */
+async function alreadyAs(workspace: UndoWorkspace, undo: UndoStore, entry: UndoEntry, info: BackupInfo | undefined): Promise<boolean> {
+  const fs = workspace.fs as LinkFs;
+  const absolutePath = toAbsolutePath(workspace.projectRoot, entry.path);
+  const current = await lstatOrUndefined(fs, absolutePath).catch(() => undefined);
+  if (entry.kind === 'missing') return current === undefined;
+  if (entry.kind === 'folder') return current?.isDirectory() === true;
+  if (entry.kind === 'symlink') {
+    if (current?.isSymbolicLink() !== true || typeof fs.readlink !== 'function') return false;
+    return (await fs.readlink(absolutePath).catch(() => undefined)) === entry.symlinkTarget;
+  }
+  if (current?.isFile() !== true || info === undefined) return false;
+  if (current.size !== info.size || (current.mode & 0o7777) !== restoredMode(entry.mode as number, info.mode)) return false;
+  return sameBytes(fs, absolutePath, undo, entry.backupFileName as string).catch(() => false);
 }
 
 type EntryOutcome = 'restored' | 'deleted' | 'none' | { skipped: string };
 
 /**
  * The folder an entry's file lives in, opened for writing (see `project-writer.ts`), or why the
- * entry is skipped: a link or a non-folder on the way (an entry path climbing out of the project
- * is refused the same way). `undefined` folder: it does not exist yet.
+ * entry is skipped: a link or a non-folder on the way. `undefined` folder: it does not exist yet.
  */
 async function entryFolder(writer: ProjectWriter, entry: UndoEntry): Promise<{ folder: ProjectFolder | undefined } | { skipped: string }> {
   const { folder } = splitTrackingPath(entry.path);
@@ -328,22 +391,17 @@ async function entryFolder(writer: ProjectWriter, entry: UndoEntry): Promise<{ f
   }
 }
 
-async function applyEntry(
-  workspace: UndoWorkspace,
-  undo: UndoStore,
-  point: UndoPoint,
-  entry: UndoEntry,
-  writer: ProjectWriter,
-): Promise<EntryOutcome> {
-  const { name } = splitTrackingPath(entry.path);
+/** Bring one path to its entry, through folders opened without following links. */
+async function applyEntry(undo: UndoStore, entry: UndoEntry, info: BackupInfo | undefined, writer: ProjectWriter): Promise<EntryOutcome> {
+  const { folder: folderPath, name } = splitTrackingPath(entry.path);
   const opened = await entryFolder(writer, entry);
   if ('skipped' in opened) return opened;
   const current = opened.folder === undefined ? undefined : await opened.folder.lstat(name);
 
   if (entry.kind === 'folder') {
     if (current?.isDirectory()) return 'none';
-    const folder = opened.folder ?? (await writer.folder(splitTrackingPath(entry.path).folder, { create: true }));
-    // A file or link here was saved in the redo point just made, so removing it loses nothing.
+    const folder = opened.folder ?? (await writer.folder(folderPath, { create: true }));
+    // A file or link here was saved in the point just made, so removing it loses nothing.
     if (current !== undefined) await folder.unlink(name);
     await folder.mkdir(name);
     return 'restored';
@@ -354,7 +412,7 @@ async function applyEntry(
     await opened.folder.unlink(name);
     return 'deleted';
   }
-  const folder = opened.folder ?? (await writer.folder(splitTrackingPath(entry.path).folder, { create: true }));
+  const folder = opened.folder ?? (await writer.folder(folderPath, { create: true }));
   if (current?.isDirectory()) {
     try {
       await folder.rmdir(name);
@@ -369,83 +427,241 @@ async function applyEntry(
   if (entry.kind === 'symlink') {
     await folder.replaceWithSymlink(name, entry.symlinkTarget as string);
   } else {
-    const stored = await undo.store.statBackup(point.sessionId, entry.backupFileName as string);
     await folder.replaceFile(
       name,
-      (destination) => undo.store.restoreBackup(point.sessionId, entry.backupFileName as string, destination),
-      restoredMode(entry.mode as number, stored?.mode),
+      (destination) => undo.store.restoreBackup(undo.sessionId, entry.backupFileName as string, destination),
+      restoredMode(entry.mode as number, info?.mode),
     );
   }
   return 'restored';
 }
 
+interface ApplyRequest {
+  operation: Exclude<PointOperation, 'rewind'>;
+  target: string;
+  /** Always record a point, even when no file differs (so an undo or redo moves the cursor). */
+  alwaysRecord: boolean;
+  /** For messages: "undo", "redo", "rollback of …". */
+  what: string;
+}
+
 /**
- * Put back the files of an undo point exactly as they were (bytes, mode, symlink target, or
- * absent): the newest live point, or `options.undoId`. Validates first: every backup must exist
- * with its recorded size, else `BackupMissingError` and nothing changes. Then saves the files it
- * will overwrite as a new `undo` point (so undoing again redoes); removes what was absent, puts
- * folders back, then writes each file through a temp file renamed over it (creating missing
- * folders; never through a symlinked folder; an empty folder in its place is removed with rmdir,
- * a non-empty one fails it); and — when no file failed and no saved file or link was skipped —
- * records the point as undone and deletes its backups. Any other point stays live so the undo can
- * be retried and no saved byte is lost.
- *
- * Throws `NotFoundError` when there is no live undo point (or none with `options.undoId`).
+ * Bring the files of `desired` to their entries: validate, find the paths that differ, journal
+ * them as a point (pre-images, plan), write them (removals, then folders parents first, then
+ * files through a temp file renamed over the path), and complete the point when nothing failed.
  */
-export async function undoRewind(
+async function applyState(
   workspace: UndoWorkspace,
   undo: UndoStore,
-  options: UndoOptions & { undoId?: string } = {},
-): Promise<UndoResult> {
-  const points = await listUndoPoints(undo, options);
-  const point = options.undoId === undefined ? points.at(-1) : points.find((candidate) => candidate.undoId === options.undoId);
-  if (point === undefined) {
-    throw new NotFoundError(
-      options.undoId === undefined
-        ? `session ${undo.sessionId} has no rewind to undo`
-        : `session ${undo.sessionId} has no live undo point ${options.undoId}`,
-    );
-  }
-  await validatePoint(workspace, undo, point);
-  const redo = point.entries.length === 0
-    ? null
-    : await captureUndoPoint(workspace, undo, { paths: point.entries.map((entry) => entry.path), operation: 'undo', messageId: null, protect: [point.undoId] }, options);
-
-  const result: UndoResult = { undoId: point.undoId, redoUndoId: redo?.undoId ?? null, restored: [], deleted: [], skipped: [], failed: [] };
+  desired: ReadonlyMap<string, UndoEntry>,
+  request: ApplyRequest,
+  options: UndoOptions,
+): Promise<Omit<UndoResult, 'recovered'>> {
+  const entries = [...desired.values()];
+  const infos = await validateEntries(workspace, undo, entries, request.what);
+  const info = (entry: UndoEntry) => (entry.backupFileName === null ? undefined : infos.get(entry.backupFileName));
   const limit = pLimit(options.concurrency ?? 16);
+  const same = await Promise.all(entries.map((entry) => limit(() => alreadyAs(workspace, undo, entry, info(entry)))));
+  const changes = entries.filter((_, index) => same[index] !== true);
+  const result: Omit<UndoResult, 'recovered'> = { operation: request.operation, target: request.target, pointId: null, restored: [], deleted: [], skipped: [], failed: [] };
+  if (changes.length === 0 && !request.alwaysRecord) return result;
+  const point = await capturePoint(
+    workspace,
+    undo,
+    { paths: changes.map((entry) => entry.path), operation: request.operation, messageId: null, target: request.target, plan: changes },
+    options,
+  );
+  result.pointId = point.undoId;
+
   const apply = (entry: UndoEntry, writer: ProjectWriter) =>
-    applyEntry(workspace, undo, point, entry, writer).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    applyEntry(undo, entry, info(entry), writer).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   const outcomes = new Map<UndoEntry, EntryOutcome | Error>();
   // Removals first, then folders one by one (parents first, as the entries are sorted), then files,
   // all through folders opened without following links (`project-writer.ts`).
-  const removals = point.entries.filter((entry) => entry.kind === 'missing');
-  const files = point.entries.filter((entry) => entry.kind === 'file' || entry.kind === 'symlink');
+  const removals = changes.filter((entry) => entry.kind === 'missing');
+  const files = changes.filter((entry) => entry.kind === 'file' || entry.kind === 'symlink');
   const writer = await openProjectWriter(workspace.fs, workspace.projectRoot);
   try {
     const removed = await Promise.all(removals.map((entry) => limit(() => apply(entry, writer))));
     removals.forEach((entry, index) => outcomes.set(entry, removed[index] as EntryOutcome | Error));
-    for (const entry of point.entries.filter((candidate) => candidate.kind === 'folder')) outcomes.set(entry, await apply(entry, writer));
+    for (const entry of changes.filter((candidate) => candidate.kind === 'folder')) outcomes.set(entry, await apply(entry, writer));
     await removeLeftoverTemporaryFiles(writer, files.map((entry) => splitTrackingPath(entry.path).folder), options.sessionLocked === true);
     const written = await Promise.all(files.map((entry) => limit(() => apply(entry, writer))));
     files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));
+    await writer.flush();
   } finally {
     await writer.close();
   }
-  let keepsSavedContent = false;
-  for (const entry of point.entries) {
+  for (const entry of changes) {
     const outcome = outcomes.get(entry);
     if (outcome instanceof Error) result.failed.push({ path: entry.path, error: outcome });
     else if (outcome === 'restored') result.restored.push(entry.path);
     else if (outcome === 'deleted') result.deleted.push(entry.path);
-    else if (typeof outcome === 'object') {
-      result.skipped.push({ path: entry.path, reason: outcome.skipped });
-      if (entry.kind === 'file' || entry.kind === 'symlink') keepsSavedContent = true;
+    else if (typeof outcome === 'object') result.skipped.push({ path: entry.path, reason: outcome.skipped });
+  }
+  if (result.failed.length === 0) await completePoint(undo, point, options);
+  return result;
+}
+
+/**
+ * Roll back every pending point (an interrupted or partly failed operation), newest first, to
+ * its pre-images: only paths whose current state differs are written, journaled first as a
+ * `recover` point; then the point is closed as `rolled-back`. A pending `recover` point is closed
+ * as `abandoned` (the rollback it was doing is done again from its target; its own pre-images
+ * stay reachable by id). The caller holds the session lock. Throws `FhError` naming the files
+ * when a rollback cannot write some of them (the point stays pending; fix and run again), and
+ * `BackupMissingError`/`CorruptError` (writing nothing) when a pre-image is missing or unsafe.
+ */
+export async function recoverPending(workspace: UndoWorkspace, undo: UndoStore, options: UndoOptions = {}): Promise<RecoveryResult[]> {
+  const timeline = await readTimeline(undo, options);
+  const results: RecoveryResult[] = [];
+  for (const point of [...timeline.pending].reverse()) {
+    if (point.operation === 'recover') {
+      await logOf(undo).append([pointDoneRecord(point.undoId, 'abandoned', nowOf(options))]);
+      results.push({ pointId: point.undoId, operation: point.operation, outcome: 'abandoned', recoverPointId: null, restored: [], deleted: [] });
+      continue;
+    }
+    const desired = new Map(point.entries.map((entry) => [entry.path, entry]));
+    const what = `rolling back the interrupted ${point.operation} ${point.undoId}`;
+    const applied = await applyState(workspace, undo, desired, { operation: 'recover', target: point.undoId, alwaysRecord: false, what }, options);
+    if (applied.failed.length > 0) {
+      throw new FhError(
+        `${what} failed for ${applied.failed.map((failure) => `${failure.path} (${failure.error.message})`).join('; ')}; nothing else was changed by this command. Fix that and run it again`,
+      );
+    }
+    await logOf(undo).append([pointDoneRecord(point.undoId, 'rolled-back', nowOf(options), applied.pointId)]);
+    results.push({ pointId: point.undoId, operation: point.operation, outcome: 'rolled-back', recoverPointId: applied.pointId, restored: applied.restored, deleted: applied.deleted });
+  }
+  return results;
+}
+
+/**
+ * Undo: first {@link recoverPending}; if that rolled back an interrupted rewind, redo or undo-to,
+ * the undo is done (its state before is reached; the result's `operation` is `recover`). Otherwise
+ * move the cursor back over the step under it: put back the files as they were just before that
+ * step (see `stateBefore`), saved as an `undo` point first. With `options.pointId` (an id or a
+ * prefix of one): go back to just before that point (`undo-to`, a new step; a plain undo when it
+ * is the step under the cursor). Only files whose state differs are written and reported.
+ *
+ * Throws `NotFoundError` when there is nothing to undo or no such point, `InvalidArgumentError`
+ * for an ambiguous prefix, `BackupMissingError` (nothing changed) when a pre-image is missing.
+ */
+export async function undoRewind(workspace: UndoWorkspace, undo: UndoStore, options: UndoOptions & { pointId?: string } = {}): Promise<UndoResult> {
+  const recovered = await recoverPending(workspace, undo, options);
+  const rolledBack = recovered.find((recovery) => recovery.outcome === 'rolled-back');
+  if (options.pointId === undefined && rolledBack !== undefined && rolledBack.operation !== 'undo') {
+    return { operation: 'recover', target: rolledBack.pointId, pointId: rolledBack.recoverPointId, restored: rolledBack.restored, deleted: rolledBack.deleted, skipped: [], failed: [], recovered };
+  }
+  const timeline = await readTimeline(undo, options);
+  const step = undoStep(timeline);
+  const chosen = options.pointId === undefined ? step : findPoint(timeline, options.pointId, undo.sessionId);
+  if (chosen === undefined) throw new NotFoundError(`session ${undo.sessionId} has no rewind to undo`);
+  const plain = chosen.undoId === step?.undoId;
+  const applied = await applyState(
+    workspace,
+    undo,
+    stateBefore(timeline, chosen.undoId),
+    { operation: plain ? 'undo' : 'undo-to', target: chosen.undoId, alwaysRecord: true, what: plain ? 'undo' : `undo to ${chosen.undoId}` },
+    options,
+  );
+  return { ...applied, recovered };
+}
+
+/**
+ * Redo: first {@link recoverPending}; then move the cursor forward over the next step: put back
+ * the files as they were just before the undo that moved the cursor over it, saved as a `redo`
+ * point first. Throws `NotFoundError` when there is nothing to redo (no undo, or a rewind since).
+ */
+export async function redoRewind(workspace: UndoWorkspace, undo: UndoStore, options: UndoOptions = {}): Promise<UndoResult> {
+  const recovered = await recoverPending(workspace, undo, options);
+  const timeline = await readTimeline(undo, options);
+  const next = redoStep(timeline);
+  if (next === undefined) throw new NotFoundError(`session ${undo.sessionId} has nothing to redo`);
+  const applied = await applyState(workspace, undo, stateBefore(timeline, next.undo.undoId), { operation: 'redo', target: next.step.undoId, alwaysRecord: true, what: 'redo' }, options);
+  return { ...applied, recovered };
+}
+
+/**
+ * What {@link undoRewind} with `pointId` would write, without writing: the entries of the state
+ * just before that point whose paths differ from it now. Throws like {@link undoRewind}.
+ */
+export async function previewUndo(workspace: UndoWorkspace, undo: UndoStore, pointId: string, options: UndoOptions = {}): Promise<UndoEntry[]> {
+  const timeline = await readTimeline(undo, options);
+  const point = findPoint(timeline, pointId, undo.sessionId);
+  const entries = [...stateBefore(timeline, point.undoId).values()];
+  const infos = await validateEntries(workspace, undo, entries, `undo to ${point.undoId}`);
+  const same = await Promise.all(entries.map((entry) => alreadyAs(workspace, undo, entry, entry.backupFileName === null ? undefined : infos.get(entry.backupFileName))));
+  return entries.filter((_, index) => same[index] !== true);
+}
+
+/**
+ * Remove the points created before `olderThan` that are no longer pending: record the prune, then
+ * delete their pre-image backups (a backup another remaining point names is kept). Returns the
+ * ids removed. Afterwards the state just before a removed point can no longer be reached.
+ */
+export async function prunePoints(undo: UndoStore, olderThan: Date, options: UndoOptions = {}): Promise<string[]> {
+  const points = await listUndoPoints(undo, options);
+  const removed = points.filter((point) => point.status !== 'pending' && point.createdAt.getTime() < olderThan.getTime());
+  if (removed.length === 0) return [];
+  await logOf(undo).append([pointsPrunedRecord(removed.map((point) => point.undoId), nowOf(options))]);
+  const kept = new Set(points.filter((point) => !removed.includes(point)).flatMap((point) => point.entries.map((entry) => entry.backupFileName)));
+  for (const point of removed) {
+    for (const entry of point.entries) {
+      if (entry.backupFileName !== null && !kept.has(entry.backupFileName)) await undo.store.deleteBackup(undo.sessionId, entry.backupFileName);
     }
   }
-  if (result.failed.length === 0 && !keepsSavedContent) {
-    await deletePointBackups(undo, point);
-    await logOf(undo).append([undoPointRemovedRecord(point.undoId, 'undone', (options.now ?? (() => new Date()))())]);
-    await evictUndoPoints(undo, options);
+  return removed.map((point) => point.undoId);
+}
+
+/** Where a point's plan entries that name checkpoint backups live (a rewind's targets). */
+export interface CheckpointSource {
+  store: BackupStore;
+  sessionId: string;
+}
+
+/** Files and +/- lines of one point: from its pre-images to what its plan wrote. */
+export interface PointLineChanges {
+  files: number;
+  insertions: number;
+  deletions: number;
+  /** Files whose lines were not counted (binary, over 8 MiB, or a backup that cannot be read). */
+  uncounted: number;
+}
+
+const LINE_COUNT_CAP_BYTES = 8 * 1024 * 1024;
+
+async function entryBytes(entry: UndoEntry, source: CheckpointSource): Promise<Uint8Array | null | undefined> {
+  if (entry.kind !== 'file') return entry.kind === 'missing' ? null : undefined;
+  if ((entry.size ?? 0) > LINE_COUNT_CAP_BYTES) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await source.store.openBackup(source.sessionId, entry.backupFileName as string)) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Count what `point` changed: for each path, lines from its pre-image to its plan entry (jsdiff,
+ * as `getDiffStats`). Plan entries naming `…@undo-…` backups are read from `undo`, others (a
+ * rewind's checkpoint backups) from `checkpoints`. Never throws for one file: it is counted as
+ * `uncounted`.
+ */
+export async function pointLineChanges(undo: UndoStore, point: TimelinePoint, checkpoints: CheckpointSource): Promise<PointLineChanges> {
+  const result: PointLineChanges = { files: point.entries.length, insertions: 0, deletions: 0, uncounted: 0 };
+  const plan = new Map(point.plan.map((entry) => [entry.path, entry]));
+  const own: CheckpointSource = { store: undo.store, sessionId: undo.sessionId };
+  for (const entry of point.entries) {
+    const target = plan.get(entry.path);
+    try {
+      const before = await entryBytes(entry, own);
+      const after = target === undefined ? undefined : await entryBytes(target, target.backupFileName !== null && UNDO_BACKUP_NAME.test(target.backupFileName) ? own : checkpoints);
+      const counts = before === undefined || after === undefined ? undefined : countLineChanges(before, after);
+      if (counts === undefined || counts.binary) result.uncounted += 1;
+      else {
+        result.insertions += counts.insertions;
+        result.deletions += counts.deletions;
+      }
+    } catch {
+      result.uncounted += 1;
+    }
   }
   return result;
 }

@@ -152,12 +152,12 @@ export function rewindTests(workspace: () => Workspace): void {
       expect(await w.tree()).toEqual({ docs: 'docs as one file\n' });
       expect(await w.mode('docs')).toBe(0o640);
 
-      const undone = await session.undoRewind();
-      expect(undone).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['docs', 'docs/index.md'], deleted: [], skipped: [], failed: [] });
+      const undone = await session.undo();
+      expect(undone).toEqual({ operation: 'undo', target: rewound.undoPoint?.undoId, pointId: expect.any(String), restored: ['docs', 'docs/index.md'], deleted: [], skipped: [], failed: [], recovered: [] });
       expect(await w.tree()).toEqual({ 'docs/index.md': '# index\n' });
       expect(await w.mode('docs/index.md')).toBe(0o600);
 
-      expect(await session.undoRewind()).toEqual({ undoId: undone.redoUndoId, redoUndoId: expect.any(String), restored: ['docs'], deleted: ['docs/index.md'], skipped: [], failed: [] });
+      expect(await session.redo()).toEqual({ operation: 'redo', target: rewound.undoPoint?.undoId, pointId: expect.any(String), restored: ['docs'], deleted: ['docs/index.md'], skipped: [], failed: [], recovered: [] });
       expect(await w.tree()).toEqual({ docs: 'docs as one file\n' });
       expect(await w.mode('docs')).toBe(0o640);
 
@@ -202,12 +202,12 @@ export function rewindTests(workspace: () => Workspace): void {
         { path: 'lib/a.ts', kind: 'missing', backupFileName: null, mode: null },
         { path: 'lib/b.sh', kind: 'missing', backupFileName: null, mode: null },
       ]);
-      const undone = await session.undoRewind();
-      expect(undone).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['lib'], deleted: ['lib/a.ts', 'lib/b.sh'], skipped: [], failed: [] });
+      const undone = await session.undo();
+      expect(undone).toEqual({ operation: 'undo', target: rewound.undoPoint?.undoId, pointId: expect.any(String), restored: ['lib'], deleted: ['lib/a.ts', 'lib/b.sh'], skipped: [], failed: [], recovered: [] });
       expect(await w.tree()).toEqual({ lib: 'lib is one file now\n' });
       expect(await w.mode('lib')).toBe(0o600);
 
-      expect(await session.undoRewind()).toEqual({ undoId: undone.redoUndoId, redoUndoId: expect.any(String), restored: ['lib', 'lib/a.ts', 'lib/b.sh'], deleted: [], skipped: [], failed: [] });
+      expect(await session.redo()).toEqual({ operation: 'redo', target: rewound.undoPoint?.undoId, pointId: expect.any(String), restored: ['lib', 'lib/a.ts', 'lib/b.sh'], deleted: [], skipped: [], failed: [], recovered: [] });
       expect(await w.tree()).toEqual({ 'lib/a.ts': 'export const a = 1;\n', 'lib/b.sh': '#!/bin/sh\nexit 0\n' });
       expect(await w.mode('lib/b.sh')).toBe(0o755);
     });
@@ -237,12 +237,12 @@ export function rewindTests(workspace: () => Workspace): void {
       expect(await w.tree()).toEqual({ 'docs/notes.txt': "the user's own notes\n" });
       expect(await w.mode('docs/notes.txt')).toBe(0o600);
 
-      expect(await session.undoRewind()).toEqual({ undoId: rewound.undoPoint?.undoId, redoUndoId: expect.any(String), restored: ['docs/index.md'], deleted: [], skipped: [], failed: [] });
+      expect(await session.undo()).toEqual({ operation: 'undo', target: rewound.undoPoint?.undoId, pointId: expect.any(String), restored: ['docs/index.md'], deleted: [], skipped: [], failed: [], recovered: [] });
       expect(await w.tree()).toEqual({ 'docs/index.md': '# index\n', 'docs/notes.txt': "the user's own notes\n" });
       expect(await w.mode('docs/index.md')).toBe(0o600);
     });
 
-    it('an undo blocked by a folder holding user files fails that file, keeps its point and can be retried', async () => {
+    it('an undo blocked by a folder holding user files fails that file, stays pending, and the next undo rolls it back and completes', async () => {
       const w = workspace();
       await w.write('lib/a.ts', 'export const a = 1;\n', 0o644);
       const history = await w.open();
@@ -258,19 +258,22 @@ export function rewindTests(workspace: () => Workspace): void {
       const undoId = rewound.undoPoint?.undoId as string;
       await w.write('lib/user.txt', 'written by the user after the rewind\n', 0o600);
 
-      const blocked = await session.undoRewind();
+      const blocked = await session.undo();
       expect(blocked.deleted).toEqual(['lib/a.ts']);
       expect(blocked.failed.map((failure) => [failure.path, failure.error.message])).toEqual([
         ['lib', 'lib: a folder that is not empty is at this path; move its files away and undo again'],
       ]);
       expect(await w.tree()).toEqual({ 'lib/user.txt': 'written by the user after the rewind\n' });
-      expect((await session.undoPoints()).map((point) => point.undoId)).toContain(undoId);
+      expect((await session.timeline()).pending.map((point) => point.undoId)).toEqual([blocked.pointId]);
 
       await w.fs.unlink(w.path('lib/user.txt'));
-      expect(await session.undoRewind(undoId)).toEqual({ undoId, redoUndoId: expect.any(String), restored: ['lib'], deleted: [], skipped: [], failed: [] });
+      const retried = await session.undo(undoId.slice(0, 8));
+      expect(retried).toMatchObject({ operation: 'undo', target: undoId, restored: ['lib'], deleted: ['lib/a.ts'], skipped: [], failed: [] });
+      expect(retried.recovered).toEqual([{ pointId: blocked.pointId, operation: 'undo', outcome: 'rolled-back', recoverPointId: expect.any(String), restored: ['lib/a.ts'], deleted: [] }]);
       expect(await w.tree()).toEqual({ lib: 'lib is one file now\n' });
       expect(await w.mode('lib')).toBe(0o600);
-      expect((await session.undoPoints()).map((point) => point.undoId)).not.toContain(undoId);
+      const timeline = await session.timeline();
+      expect([timeline.pending, timeline.steps, timeline.cursor]).toEqual([[], [undoId], 0]);
     });
 
     it('removes every temp file a killed process left in the folders it writes to while it holds the session lock, and nothing else', async () => {
@@ -329,7 +332,7 @@ export function rewindTests(workspace: () => Workspace): void {
       expect(undoBackups).toEqual(
         [first.undoPoint?.entries[0]?.backupFileName, second.undoPoint?.entries[0]?.backupFileName].sort(),
       );
-      expect(await session.undoRewind()).toMatchObject({ restored: ['a.txt'], failed: [] });
+      expect(await session.undo()).toMatchObject({ restored: ['a.txt'], failed: [] });
       expect(await w.text('a.txt')).toBe('v3\n');
     });
 
