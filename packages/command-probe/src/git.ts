@@ -110,27 +110,45 @@ export async function readBlobs(gitBinary: string, cwd: string, blobIds: readonl
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });
-  let buffer: Buffer = Buffer.alloc(0);
+  // Bytes not consumed yet: `parts` (concatenated only once a whole header or blob is there, so
+  // a large blob is copied once, not once per chunk). A blob over `maxBytes` is counted and dropped.
+  let parts: Buffer[] = [];
+  let available = 0;
   let index = 0;
-  let pending: { size: number; keep: boolean } | undefined;
+  let pending: { size: number; keep: boolean; skipped: number } | undefined;
+  const take = (count: number): Buffer => {
+    const whole = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, available);
+    parts = whole.length > count ? [whole.subarray(count)] : [];
+    available -= count;
+    return whole.subarray(0, count);
+  };
   for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    parts.push(chunk);
+    available += chunk.length;
     for (;;) {
       if (pending === undefined) {
-        const newline = buffer.indexOf(0x0a);
+        const whole = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, available);
+        parts = whole.length === 0 ? [] : [whole];
+        const newline = whole.indexOf(0x0a);
         if (newline === -1) break;
-        const header = buffer.subarray(0, newline).toString('utf8');
-        buffer = buffer.subarray(newline + 1);
+        const header = take(newline + 1).subarray(0, newline).toString('utf8');
         const [id, type, size] = header.split(' ');
         if (type !== 'blob' || size === undefined) {
           child.kill();
           throw new Error(`git cat-file has no blob ${blobIds[index] ?? id}: ${header}`);
         }
-        pending = { size: Number(size), keep: Number(size) <= maxBytes };
+        pending = { size: Number(size), keep: Number(size) <= maxBytes, skipped: 0 };
       }
-      if (buffer.length < pending.size + 1) break;
-      const bytes = pending.keep ? Buffer.from(buffer.subarray(0, pending.size)) : undefined;
-      buffer = buffer.subarray(pending.size + 1);
+      if (!pending.keep && pending.skipped < pending.size) {
+        const drop = Math.min(available, pending.size - pending.skipped);
+        take(drop);
+        pending.skipped += drop;
+        if (pending.skipped < pending.size) break;
+      }
+      const needed = pending.keep ? pending.size + 1 : 1;
+      if (available < needed) break;
+      const taken = take(needed);
+      const bytes = pending.keep ? Buffer.from(taken.subarray(0, pending.size)) : undefined;
       pending = undefined;
       await onBlob(index, bytes);
       index += 1;
