@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempFolder, type CliResult } from './helpers.js';
+import { git, runCli, tempFolder, type CliResult } from './helpers.js';
 
 const FIXTURES = new URL('./fixtures/claude-transcripts/', import.meta.url).pathname;
 
@@ -314,5 +314,51 @@ describe('built sessions (shapes no public transcript shows)', () => {
     expectWellFormedConversation(fork);
     const reopened = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', FORK, 'list']);
     expect(reopened.json.checkpoints.map((checkpoint) => checkpoint.messageId)).toEqual(['u1', 'c1', 'u2']);
+  });
+});
+
+describe('fh hook in a git worktree records worktree-state (fh sessions work with fh-worktree-restore)', () => {
+  const WORKTREE_RESTORE = new URL('../../worktree-restore/dist/cli.js', import.meta.url).pathname;
+
+  it('records the worktree once per change, null when the prompt comes from the main checkout; fh-worktree-restore brings the worktree back', async () => {
+    const base = await tempFolder('fh-hook-worktree-');
+    const home = join(base, 'home');
+    const main = join(base, 'repo');
+    const worktree = join(main, '.claude', 'worktrees', 'feat');
+    await mkdir(home, { recursive: true });
+    await mkdir(main, { recursive: true });
+    git(main, ['init', '-q', '-b', 'main']);
+    await writeFile(join(main, 'README.md'), 'readme\n');
+    git(main, ['add', '.']);
+    git(main, ['commit', '-q', '-m', 'first']);
+    git(main, ['worktree', 'add', '-q', '-b', 'feat', worktree]);
+    const store = join(base, 'store');
+    const hook = (cwd: string, event: Record<string, unknown>) =>
+      runCli(['--store', `fs:${store}`, 'hook'], { home, cwd, input: JSON.stringify({ session_id: 'wt-session', cwd, ...event }) });
+    const prompt = (cwd: string, text: string) => hook(cwd, { hook_event_name: 'UserPromptSubmit', prompt: text });
+
+    expect((await prompt(worktree, 'first prompt in the worktree')).exitCode).toBe(0);
+    await writeFile(join(worktree, 'notes.txt'), 'v1\n');
+    expect((await hook(worktree, { hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(worktree, 'notes.txt') } })).exitCode).toBe(0);
+    await writeFile(join(worktree, 'notes.txt'), 'v2\n');
+    expect((await prompt(worktree, 'second prompt in the worktree')).exitCode).toBe(0);
+    const log = async () => parseLines(await readFile(join(store, 'sessions', 'wt-session.jsonl'), 'utf8'));
+    const states = (records: Array<Record<string, any>>) => records.filter((record) => record.type === 'worktree-state').map((record) => record.worktreeSession);
+    expect(states(await log())).toEqual([{ originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' }]);
+
+    git(main, ['worktree', 'remove', '--force', worktree]);
+    const restored = await new Promise<CliResult>((resolvePromise) => {
+      import('node:child_process').then(({ execFile }) =>
+        execFile(process.execPath, [WORKTREE_RESTORE, 'restore', '--store', `fs:${store}`, '--session', 'wt-session', '--json'], { cwd: main, env: { ...process.env, HOME: home } }, (error, stdout, stderr) =>
+          resolvePromise({ exitCode: error === null ? 0 : ((error as { code?: number }).code ?? 1), stdout, stderr }),
+        ),
+      );
+    });
+    expect(restored.stderr).toBe('');
+    expect(restored.exitCode).toBe(0);
+    expect(await readFile(join(worktree, 'notes.txt'), 'utf8')).toBe('v2\n');
+
+    expect((await prompt(main, 'back in the main checkout')).exitCode).toBe(0);
+    expect(states(await log())).toEqual([{ originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' }, null]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The CLI tests run the built binary (`node dist/cli.js`) as a subprocess. Before they start,
- * build it (and the packages it imports) with turbo when any of their sources is newer than the
- * build, so `npx vitest run` in apps/cli always tests the current code.
+ * build it (and the packages it imports, and `fh-worktree-restore`, which one test runs on a
+ * session `fh hook` recorded) with turbo when any of their sources is newer than the build, so
+ * `npx vitest run` in apps/cli always tests the current code.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -39,16 +40,17 @@ function oldestOutput(files: readonly string[]): number {
 }
 
 export default function setup(): void {
-  const packages = ['apps/cli', 'packages/core', 'packages/store-fs', 'packages/store-s3'];
+  const packages = ['apps/cli', 'apps/worktree-restore', 'packages/core', 'packages/store-fs', 'packages/store-s3'];
   const sources = Math.max(...packages.map((folder) => newestMtime(join(repositoryRoot, folder, 'src'))));
   const outputs = oldestOutput([
     join(repositoryRoot, 'apps/cli/dist/cli.js'),
+    join(repositoryRoot, 'apps/worktree-restore/dist/cli.js'),
     join(repositoryRoot, 'packages/core/dist/index.js'),
     join(repositoryRoot, 'packages/store-fs/dist/index.js'),
     join(repositoryRoot, 'packages/store-s3/dist/index.js'),
   ]);
   if (sources <= outputs) return;
-  execFileSync('npx', ['turbo', 'run', 'build', '--filter=@fh/cli', '--output-logs=errors-only'], {
+  execFileSync('npx', ['turbo', 'run', 'build', '--filter=@fh/cli', '--filter=@fh/worktree-restore', '--output-logs=errors-only'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
