@@ -6,3 +6,4 @@ import './core-scenarios.js';
 import './hook-scenarios.js';
 import './hook-s3-scenarios.js';
 import './shell-scenarios.js';
+import './state-scenarios.js';

@@ -18,6 +18,7 @@ import { readLogLines } from './log-lines.js';
 import {
   FH_SESSION_RECORD_TYPE,
   fileHistoryRecordHead,
+  parseBackupEntry,
   parseFhSessionRecord,
   parseFileHistoryRecord,
   type BackupParseCache,
@@ -70,7 +71,11 @@ function pathApiFor(projectRoot: string): PathApi {
  * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
  * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
  */
+/** A key already in tracking form (relative, `/` separated, no empty, `.` or `..` segment): kept as it is. */
+const CLEAN_KEY = /^(?!\/)(?!.*\/\/)(?!(?:.*\/)?\.\.?(?:\/|$))[^\0\\]*[^\0\\/]$/;
+
 function toTrackingKey(key: string, root: string, path: PathApi, base: string = root): { key: string } | { reason: string } {
+  if (base === root && CLEAN_KEY.test(key) && !/^[A-Za-z]:/.test(key)) return { key };
   if (key.includes('\0')) return { reason: 'contains a NUL character' };
   let relative: string;
   if (path.isAbsolute(key) || base !== root) {
@@ -169,7 +174,13 @@ export class StateRebuilder {
       this.pushCompact(record);
       return;
     }
-    const parsed = parseFileHistoryRecord(record, this.warn, this.cache);
+    if (type === 'file-history-delta') {
+      this.pushDelta(record as Record<string, unknown>);
+      return;
+    }
+    // Entries repeat across Claude Code's full records (each turn holds every file), so those share
+    // one parsed object per distinct entry; a delta's entry is new, so it is parsed without the cache.
+    const parsed = parseFileHistoryRecord(record, this.warn, type === 'file-history-snapshot' ? this.cache : undefined);
     if (parsed === undefined) return;
     if (parsed.type === 'file-history-snapshot') {
       if (!parsed.isSnapshotUpdate) this.snapshotRecordCount += 1;
@@ -231,8 +242,37 @@ export class StateRebuilder {
     };
   }
 
+  /**
+   * A `file-history-delta`: checked like `parseFileHistoryRecord` checks it (same warnings), but
+   * only the fields a rebuild uses are read (the record's own timestamp is not).
+   */
+  private pushDelta(record: Record<string, unknown>): void {
+    const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+    const snapshotMessageId = text(record.snapshotMessageId) ?? text(record.messageId);
+    if (snapshotMessageId === undefined) {
+      this.warn('file-history-delta record without a snapshotMessageId skipped');
+      return;
+    }
+    const trackingPath = text(record.trackingPath);
+    if (trackingPath === undefined) {
+      this.warn(`file-history-delta for ${snapshotMessageId} without a trackingPath skipped`);
+      return;
+    }
+    const targetIndex = this.latestIndex.get(snapshotMessageId);
+    if (targetIndex === undefined) {
+      if (!this.messageIdsBefore.has(snapshotMessageId)) this.warn(`file-history-delta for ${snapshotMessageId}: no snapshot with that messageId precedes it; skipped`);
+      return;
+    }
+    const context = `file-history-delta for ${snapshotMessageId}`;
+    const backup = parseBackupEntry(record.backup, context, trackingPath, this.warn);
+    const key = this.migrate(trackingPath, context);
+    if (key === undefined) return;
+    this.keys.add(key);
+    this.setEntry(targetIndex, key, backup);
+  }
+
   private pushCompact(record: unknown): void {
-    const parsed = parseFhSnapshotRecord(record, this.warn, this.cache);
+    const parsed = parseFhSnapshotRecord(record, this.warn);
     if (parsed === undefined) return;
     const label = `fh-snapshot ${parsed.messageId}`;
     const entries = this.rekeyed(parsed.entries, label);
