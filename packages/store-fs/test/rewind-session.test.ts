@@ -136,10 +136,11 @@ describe('RewindSession.restoreOptions', () => {
       skipped: [],
       failed: [],
       missing: [],
+      refusals: [],
       changedSinceLatestSnapshot: ['a.txt', 'run.sh'],
     });
     expect(options[2]?.diffStats).toEqual(stats);
-    expect(options[1]?.diffStats).toEqual({ filesChanged: [], insertions: 0, deletions: 0, files: [], changedSinceLatestSnapshot: [] });
+    expect(options[1]?.diffStats).toEqual({ filesChanged: [], insertions: 0, deletions: 0, files: [], changedSinceLatestSnapshot: [], refusals: [] });
     expect(await tree(projectRoot)).toEqual(NOW);
   });
 
