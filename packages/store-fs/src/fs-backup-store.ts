@@ -10,7 +10,8 @@
  *   {root}/commands/{sessionId}/                       open command windows of `fh hook` / `fh run` (written by
  *                                                      @fh/command-probe; removed with the session)
  *
- * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) into a
+ * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) — or,
+ * for a sparse file, a copy that leaves its holes unallocated (`sparse-copy.ts`; restores too) — into a
  * temp name, chmod'ed to the source's permission bits, then hard-linked to its final name, which
  * fails if the name exists: an existing backup is never opened for writing again. The copy is
  * hashed (sha256) as it is made, read back from the page cache (synchronously up to 256 KiB).
@@ -63,6 +64,7 @@ import lockfile from 'proper-lockfile';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { TEMP_PREFIX, validateName } from './names.js';
+import { copySparse, isSparse } from './sparse-copy.js';
 
 /** `node:fs/promises` with the synchronous metadata calls of `node:fs`: the store's default file system. */
 export const nodeFileSystem: FsBackupStoreFileSystem = {
@@ -191,7 +193,7 @@ export class FsBackupStore implements BackupStore {
     const info = await this.statBackup(sessionId, backupFileName);
     if (info === null) throw new NotFoundError(`${context}: backup does not exist`);
     try {
-      await this.fs.copyFile(path, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await this.copyKeepingHoles(path, destinationPath);
       const written = this.fs.statSync(destinationPath).size;
       if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
     } catch (error) {
@@ -552,10 +554,10 @@ export class FsBackupStore implements BackupStore {
     const tempPath = join(folder, `${TEMP_PREFIX}${this.tempToken}-${(this.tempCounter += 1)}`);
     let copied = false;
     try {
-      await this.copyToTemp(sourcePath, tempPath, folder, context);
+      const sparseHash = await this.copyToTemp(sourcePath, tempPath, folder, context);
       copied = true;
       const stats = this.fs.statSync(tempPath);
-      const sha256 = await this.hashFile(tempPath, stats.size);
+      const sha256 = sparseHash ?? (await this.hashFile(tempPath, stats.size));
       try {
         this.fs.linkSync(tempPath, finalPath);
       } catch (error) {
@@ -580,16 +582,34 @@ export class FsBackupStore implements BackupStore {
    * (the session's first backups), so the folder is created (a no-op if a concurrent copy made it
    * meanwhile) and the copy tried once more; an ENOENT then means the source is gone.
    */
-  private async copyToTemp(sourcePath: string, tempPath: string, folder: string, context: string): Promise<void> {
-    const flags = constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE;
+  private async copyToTemp(sourcePath: string, tempPath: string, folder: string, context: string): Promise<string | undefined> {
+    const copy = (): Promise<string | undefined> => this.copyKeepingHoles(sourcePath, tempPath);
     try {
-      await this.fs.copyFile(sourcePath, tempPath, flags);
-      return;
+      return await copy();
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error;
     }
     await this.mkdir(folder, context);
-    await this.fs.copyFile(sourcePath, tempPath, flags);
+    return copy();
+  }
+
+  /**
+   * copyFile(EXCL | FICLONE), or for a sparse source (see `isSparse`) a copy that leaves its holes
+   * unallocated (`copySparse`; a partial copy is removed). Returns the sha256 when the copy worked
+   * it out (sparse copies), else undefined.
+   */
+  private async copyKeepingHoles(sourcePath: string, destinationPath: string): Promise<string | undefined> {
+    const stats = this.fs.statSync(sourcePath);
+    if (!isSparse(stats)) {
+      await this.fs.copyFile(sourcePath, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      return undefined;
+    }
+    try {
+      return await copySparse(this.fs, sourcePath, destinationPath, stats.mode & 0o7777, this.readNoFollow());
+    } catch (error) {
+      if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Lower-case hex sha256 of the file at `path` of `size` bytes (a fresh copy, in the page cache). */
