@@ -60,7 +60,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, linkSync, lstatSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { TEMP_PREFIX, validateName } from './names.js';
@@ -101,6 +100,16 @@ const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
 
 /** Errors of `link` meaning the file system has no hard links; putBackup then renames into place. */
 const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP']);
+
+/**
+ * `proper-lockfile` (with the `graceful-fs` it patches in), imported on the first lock call: a
+ * process that never locks (`fh hook` settling an edit from the log alone) does not load it.
+ */
+let lockfileModule: Promise<typeof import('proper-lockfile')> | undefined;
+function loadLockfile(): Promise<typeof import('proper-lockfile')> {
+  lockfileModule ??= import('proper-lockfile').then((module) => module.default);
+  return lockfileModule;
+}
 
 /** A BackupStore on the local disk, laid out as described at the top of this file. */
 export class FsBackupStore implements BackupStore {
@@ -348,7 +357,7 @@ export class FsBackupStore implements BackupStore {
     await this.mkdir(dirname(lockPath), `lockSession "${sessionId}"`);
     let release: () => Promise<void>;
     try {
-      release = await lockfile.lock(this.lockTarget(sessionId), {
+      release = await (await loadLockfile()).lock(this.lockTarget(sessionId), {
         realpath: false,
         lockfilePath: lockPath,
         stale: this.lockStaleMs,
@@ -406,7 +415,7 @@ export class FsBackupStore implements BackupStore {
   async isSessionLocked(sessionId: string): Promise<boolean> {
     validateName('sessionId', sessionId);
     try {
-      return await lockfile.check(this.lockTarget(sessionId), {
+      return await (await loadLockfile()).check(this.lockTarget(sessionId), {
         realpath: false,
         lockfilePath: this.lockPath(sessionId),
         stale: this.lockStaleMs,
