@@ -329,6 +329,35 @@ describe('fh hook: PreToolUse before any prompt', () => {
     expect(Object.keys(latest?.trackedFileBackups ?? {})).toHaveLength(201);
   });
 
+  it('takes a prompt\'s snapshot from the newest full record on: a torn line before it is never read', async () => {
+    const box = await sandbox();
+    // 70 files: more attachments than a diff record may carry, so the next turn is a full record.
+    const files = Object.fromEntries(Array.from({ length: 70 }, (_, index) => [`src/f${index}.ts`, `export const v${index} = 0;\n`]));
+    await writeFiles(box.project, files);
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const logPath = join(box.home, '.fh', 'sessions', `${SESSION}.jsonl`);
+    await writeFile(logPath, `${await readFile(logPath, 'utf8')}{"type":"file-history-snapshot","torn\n`);
+    await store.sessionLog(SESSION).append([{ type: 'summary', summary: 'x'.repeat(1.3 * 1024 * 1024) }]);
+    const history = await FileHistory.open({ projectRoot: box.project, sessionId: SESSION, store, timestampGranularityMs: 0, env: {}, onWarning: () => {} });
+    await Promise.all(Object.keys(files).map((path) => history.trackEdit(path)));
+    for (let turn = 0; turn < 5; turn += 1) await history.makeSnapshot(`turn-${turn}`);
+    await history.close();
+
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now document it');
+    expect(await hook(box, second)).toEqual(quiet);
+    const warnings: string[] = [];
+    const reopened = await FileHistory.open({ projectRoot: box.project, sessionId: SESSION, store, onWarning: (message) => warnings.push(message) });
+    try {
+      expect(warnings).toHaveLength(1);
+      expect(reopened.state.snapshots).toHaveLength(7);
+      expect(Object.keys(reopened.state.snapshots.at(-1)?.trackedFileBackups ?? {}).sort()).toEqual(Object.keys(files).sort());
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('gives up after its time budget when the store never answers, exiting 0 so the agent goes on', async () => {
     const box = await sandbox();
     const sockets = new Set<Socket>();

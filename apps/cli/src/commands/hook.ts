@@ -187,10 +187,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     // writes is another one, which trackEdit resolves and may not have backed up yet.
     if (key !== undefined && latest?.trackedFileBackups[key] !== undefined && !throughSymlink(projectRoot, absolutePath, realPathOrNearest)) return;
   }
-  // An edit needs only the newest snapshot (trackEdit attaches to it); a prompt makes a snapshot,
-  // which needs the whole session (retention looks at the oldest ones).
-  const rebuild = absolutePath === undefined && command === undefined ? 'all' : 'latest';
-  const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning, rebuild });
+  // Every event needs only the newest snapshot: trackEdit and the command windows attach to it,
+  // and a prompt's makeSnapshot continues from it (the full record carries what retention needs),
+  // so no event rebuilds the session's older snapshots.
+  const history = await openFhHistory(store, sessionId, projectRoot, { lock: true, waitMs: LOCK_WAIT_MS, onWarning, rebuild: 'latest' });
   try {
     if (!history.enabled) return;
     if (command !== undefined) {
