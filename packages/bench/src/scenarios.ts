@@ -7,3 +7,4 @@ import './hook-scenarios.js';
 import './hook-s3-scenarios.js';
 import './shell-scenarios.js';
 import './state-scenarios.js';
+import './large-scenarios.js';
