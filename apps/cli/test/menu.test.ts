@@ -320,7 +320,8 @@ describe('the rewind menu in a terminal', () => {
     const done = await waitFor(name, 'EXIT=', 120_000);
     expect(done).toContain('All checkpoints verified.');
     expect(done).not.toMatch(/fh demo \[/);
-  });
+    // The test's own waits (60 s for the bar, 120 s for the end), not vitest's default 60 s.
+  }, 200_000);
 
   it('shows a progress bar on the terminal while a resume carries 40000 backups, and clears it', async () => {
     const box = await sandbox();
