@@ -3,7 +3,7 @@
  * with undo points kept in fh's own store — for a Claude Code session (read-only) in the
  * `--store` under the same session id, so `fh --claude undo` finds them.
  */
-import { currentBranchRecords, RewindSession, type UndoStore } from '@fh/core';
+import { currentBranchRecords, RewindSession, type SummarizeCallback, type UndoStore } from '@fh/core';
 import type { CommandContext } from './context.js';
 import type { OpenedSession } from './open-session.js';
 
@@ -21,8 +21,9 @@ export async function outsideUndoStoreFor(context: CommandContext, session: Open
 }
 
 /** A RewindSession over the session's current conversation branch, with its undo store (and its files outside the project, if any). */
-export async function rewindSessionFor(context: CommandContext, session: OpenedSession): Promise<RewindSession> {
+export async function rewindSessionFor(context: CommandContext, session: OpenedSession, options: { summarize?: SummarizeCallback } = {}): Promise<RewindSession> {
   return new RewindSession({
+    ...(options.summarize === undefined ? {} : { summarize: options.summarize }),
     history: session.history,
     messages: currentBranchRecords(session.records),
     undo: await undoStoreFor(context, session),

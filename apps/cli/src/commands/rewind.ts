@@ -39,7 +39,9 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   ConflictError,
+  CURRENT_PROMPT_ID,
   FhError,
+  messageText,
   NotFoundError,
   offeredCheckpointIds,
   findSelectableMessageIndex,
@@ -63,6 +65,7 @@ import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { filePatch } from '../file-patch.js';
+import { commandSummarizer, summarizeCommandFor } from '../summarize-command.js';
 import { resolveMessageId } from '../message-ref.js';
 import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
 
@@ -73,6 +76,8 @@ export interface RewindCommandOptions {
   dryRun?: boolean;
   yes?: boolean;
   includeOutside?: boolean;
+  /** `--summarize-command <cmd>` (else `FH_SUMMARIZE_COMMAND`): offers and runs the summarize modes. */
+  summarizeCommand?: string;
 }
 
 /** Run `fh rewind`. */
@@ -86,7 +91,9 @@ export async function run(context: CommandContext, messageArgument: string | und
   const applyAtOnce = options.yes === true && messageIdArgument !== undefined && options.dryRun !== true;
   let session = await openSession(context, { lock: applyAtOnce, writes: options.dryRun !== true });
   try {
-    let rewinder = await rewindSessionFor(context, session);
+    const summarizeCommand = summarizeCommandFor(context, options.summarizeCommand);
+    const summarize = summarizeCommand === undefined ? undefined : commandSummarizer(summarizeCommand, session.projectRoot, context.environment);
+    let rewinder = await rewindSessionFor(context, session, summarize === undefined ? {} : { summarize });
     let messageId = messageIdArgument === undefined ? undefined : resolveMessageId(context, session, messageIdArgument, rewinder);
     let mode = options.mode;
     let confirmed = options.yes === true;
@@ -98,6 +105,7 @@ export async function run(context: CommandContext, messageArgument: string | und
       const opened = session;
       const entries = await menuEntries(context, session, rewinder);
       const choice = await runRewindMenu(entries, {
+        canSummarize: summarize !== undefined,
         loadPatch: async (id, path) => {
           const file = entries.find((entry) => entry.messageId === id)?.stats?.files.find((candidate) => candidate.path === path);
           return file === undefined ? '' : (await filePatch(opened, id, file)).text;
@@ -123,6 +131,13 @@ export async function run(context: CommandContext, messageArgument: string | und
     const shownId = displayId(messageId);
     const hintWords = [...(options.mode === undefined ? [] : ['--mode', mode]), ...(options.yes === true ? ['--yes'] : [])];
     if (codeMode) await assertProjectFolderExists(context, session);
+    if (mode === 'summarize' || mode === 'summarize_up_to') {
+      if (summarize === undefined) {
+        throw new UsageError(`--mode ${mode} needs a summarize command: pass --summarize-command <cmd> or set FH_SUMMARIZE_COMMAND (the conversation on its stdin, the summary on its stdout); nothing was changed`);
+      }
+      await summarizeIntoNewSession(context, session, rewinder, messageId, mode, options.dryRun === true);
+      return;
+    }
 
     if (!confirmed && options.dryRun !== true && hasMessage && mode !== 'code' && isInteractive(context)) {
       confirmed = await rewinder.isLosslessRewind(messageId);
@@ -172,7 +187,7 @@ export async function run(context: CommandContext, messageArgument: string | und
 
     if (!applyAtOnce) {
       session = await reopenWithLock(context, session);
-      rewinder = await rewindSessionFor(context, session);
+      rewinder = await rewindSessionFor(context, session, summarize === undefined ? {} : { summarize });
       assertStillRewindable(session, rewinder, messageId, mode);
     }
     // Ctrl-C during the restore: say whether files had started to change, and how to put them back.
@@ -390,5 +405,44 @@ async function assertProjectFolderExists(context: CommandContext, session: Opene
   throw new NotFoundError(
     `the project folder ${displayPath(session.projectRoot)} of session ${displayId(session.sessionId)} does not exist here; nothing was changed. ` +
       `Pass --project <folder> to rewind into another folder (${fhCommand(context, ['rewind', '--project', '<folder>', '--other-project'])})`,
+  );
+}
+
+/**
+ * `summarize` / `summarize_up_to` (seed 000 §2): the summarize command replaces the messages from
+ * the prompt on (or before it) with one summary, and the result is written as a new session (as
+ * `fork` writes one: its messages, the checkpoints of the kept turns and their backups) ready to
+ * resume — `claude --resume <id>` for a Claude Code session. The session itself and the project
+ * are not changed. When the command fails, nothing is written and the error says why.
+ */
+async function summarizeIntoNewSession(
+  context: CommandContext,
+  session: OpenedSession,
+  rewinder: RewindSession,
+  messageId: string,
+  mode: 'summarize' | 'summarize_up_to',
+  dryRun: boolean,
+): Promise<void> {
+  const what = mode === 'summarize' ? 'from this prompt on' : 'before this prompt';
+  if (dryRun) {
+    context.output.result(
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview: null, undoId: null, conversation: null, summary: null },
+      () => [`Summarizing the messages ${what} (${displayId(messageId)}) would write a new session with the summary in their place. Dry run: nothing changed.`],
+    );
+    return;
+  }
+  const result = await rewinder.restore({ messageId, mode });
+  if (result.conversationError !== undefined || result.compact === undefined) {
+    throw new FhError(`${result.conversationError?.message ?? 'the summary was not made'}; nothing was changed (no session was written). Fix the command, or choose another option`);
+  }
+  const compact = result.compact;
+  const fork = await context.output.withProgress('carrying backups', (onProgress) => rewinder.fork(CURRENT_PROMPT_ID, { onProgress }));
+  const summary = { sessionId: fork.sessionId, summaryMessageId: compact.summaryMessage.uuid, summarizedMessageIds: compact.removedMessageIds, text: messageText(compact.summaryMessage), checkpoints: fork.resume.state.snapshots.length };
+  context.output.result(
+    { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code: null, preview: null, undoId: null, conversation: null, summary },
+    () => [
+      `Summarized ${plural(compact.removedMessageIds.length, 'message')} ${what} (${displayId(messageId)}) into new session ${displayId(fork.sessionId)} (${plural(summary.checkpoints, 'checkpoint')}); session ${displayId(session.sessionId)} is unchanged.`,
+      session.claude ? `Resume it with: claude --resume ${fork.sessionId}` : `Use it with: ${fhCommand(context, ['list'], { session: fork.sessionId })}`,
+    ],
   );
 }
