@@ -110,7 +110,7 @@ describe('interrupted operations resume (real processes, SIGKILL)', () => {
     expect((await readTimeline({ store, sessionId: 's' })).pending.map((point) => point.operation)).toEqual(['undo']);
     const undoneAtKill = await countAre(box, 'after');
     expect([undoneAtKill > 0, undoneAtKill < COUNT]).toEqual([true, true]);
-    const undo = (await onceUnlocked(() => box.fhJson(['--session', 's', 'undo']))) as { result: { exitCode: number }; json: { operation: string; recovered: unknown[] } };
+    const undo = (await onceUnlocked(() => box.fhJson(['--session', 's', 'undo']))) as unknown as { result: { exitCode: number }; json: { operation: string; recovered: unknown[] } };
     expect(undo.result.exitCode).toBe(0);
     expect([undo.json.operation, undo.json.recovered]).toEqual(['undo', [{ pointId: expect.any(String), operation: 'undo', outcome: 'rolled-back' }]]);
     expect(await readTree(box.project)).toEqual(before);
