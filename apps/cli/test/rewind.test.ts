@@ -118,7 +118,7 @@ describe('fh rewind', () => {
     expect(unknown.stderr).toMatch(/^fh: .*nope.*\n$/);
     const mode = await box.fh(['--session', SESSION, 'rewind', 'p1', '--mode', 'everything', '--yes']);
     expect(mode.exitCode).toBe(2);
-    expect(mode.stderr).toContain("argument 'everything' is invalid. Allowed choices are both, code, conversation.");
+    expect(mode.stderr).toContain("argument 'everything' is invalid. Allowed choices are both, code, conversation, summarize, summarize_up_to.");
     expect(await readTree(box.project)).toEqual(before);
   });
 
