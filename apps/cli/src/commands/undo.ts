@@ -176,7 +176,7 @@ async function listPoints(context: CommandContext): Promise<void> {
                 ],
                 colors,
               ),
-              colors.dim(`Back to just before any point: ${fhCommand(context, ['undo', '<point>'], { session: session.sessionId })}; preview: ${fhCommand(context, ['diff', '--undo', '<point>'], { session: session.sessionId })}`),
+              colors.dim(`Back to just before any point: ${fhCommand(context, ['undo', '<point>'], { session: session.sessionId })}`),
             ],
     );
   } finally {
