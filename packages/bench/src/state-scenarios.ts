@@ -8,7 +8,8 @@
  * - open at 1,000 turns × 1,000 tracked (10 changed per turn) ≤ 1.5× reading + parsing one full
  *   snapshot of them plus the records of the kept 100 turns; RSS of a process that opens it ≤ 200 MB;
  * - makeSnapshot past 100 turns (retention) ≤ 1.25× makeSnapshot before 100 turns, same session;
- * - log growth per turn (bytes) ≤ 2× the bytes of the entries that changed plus a record head;
+ * - log growth per turn (bytes) ≤ 2× the bytes of the entries that changed plus a record head
+ *   (turns milliseconds apart, so with a 0 ms timestamp margin: see `longSession`);
  * - trackEdit of a new file with 10,000 tracked ≤ 1.3× its floor (stat + copy + fsync'd record);
  * - makeSnapshot with 100,000 tracked (10 changed) ≤ 1.5× the sync-stat floor of the 100,000 files;
  *   RSS of a process that opens the session and makes the snapshot ≤ 400 MB, no EMFILE
@@ -103,7 +104,10 @@ async function longSession(context: BenchContext): Promise<void> {
   const store = new FsBackupStore({ root: folders.store });
   const files = await createFiles(folders.project, tracked, 1024);
   log(`${turns} turns × ${tracked} tracked, ${changed} changed per turn ...`);
-  const history = await openSession(store, folders.project, 'long');
+  // Turns here follow each other within milliseconds; with the default 2 s timestamp margin every
+  // file changed in the last 2 s would be compared byte by byte at each turn and get a fresh
+  // backupTime (recorded as a changed entry). Real turns are seconds apart, so the margin is 0 here.
+  const history = await FileHistory.open({ projectRoot: folders.project, sessionId: 'long', store, timestampGranularityMs: 0 });
   await history.makeSnapshot('turn-1');
   await trackAll(history, files.map((path) => join(folders.project, path)));
   const logPath = join(folders.store, 'sessions', 'long.jsonl');
