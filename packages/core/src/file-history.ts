@@ -23,7 +23,7 @@ import { attachmentRecords, deltaRecord, fhSessionRecord, parseFhSessionRecord, 
 import { readLogEnds } from './state/log-ends.js';
 import { rebuildStateFromLog } from './state/rebuild.js';
 import { latestStateFromTail } from './state/restore-state.js';
-import { diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
+import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
 import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind/rewind.js';
@@ -257,8 +257,10 @@ export const FULL_SNAPSHOT_RECORD_EVERY = 1000;
  * diff records against the previous snapshot, and a full record when the log does not hold the
  * previous one in full, when the entries recorded since the last full record reach the number of
  * tracked files, or after {@link FULL_SNAPSHOT_RECORD_EVERY} diffs), or in Claude Code's own full
- * form for a log Claude Code reads (`SessionLog.recordForm`). Attachments are `file-history-delta`
- * records (in Claude Code's form, whole updates for small snapshots, see `attachmentRecords`).
+ * form for a log Claude Code reads (`SessionLog.recordForm`). Attachments are one `fh-snapshot`
+ * attach record per batch (a `file-history-delta` record for a single backup, or when the log does
+ * not hold the snapshot exactly); in Claude Code's form, whole updates for small snapshots and
+ * deltas past them (see `attachmentRecords`).
  * A diff is written only against a snapshot whose own records were all durable: after a failed
  * append the next snapshot is recorded in full, so a rebuild never applies a diff to the wrong base.
  */
@@ -289,6 +291,12 @@ class SnapshotRecorder {
       const paths = attachedPaths ?? Object.keys(snapshot.trackedFileBackups);
       const timestamp = new Date();
       this.entriesSinceFull += paths.length;
+      const state = this.state();
+      if (paths.length > 1 && state.snapshots.at(-1) === snapshot && this.base?.snapshot === snapshot && this.base.sequence === state.snapshotSequence) {
+        const entries: Record<string, FileHistoryBackup> = {};
+        for (const path of paths) entries[path] = snapshot.trackedFileBackups[path] as FileHistoryBackup;
+        return this.settle(this.queue.append(attachSnapshotRecord(snapshot.messageId, state.snapshotSequence, entries)), undefined);
+      }
       const written = paths.map((path) => this.queue.append(deltaRecord(snapshot.messageId, path, snapshot.trackedFileBackups[path] as FileHistoryBackup, timestamp) as unknown as LogRecord));
       return this.settle(Promise.all(written), undefined);
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   FileHistory,
+  attachSnapshotRecord,
   deltaRecord,
   diffSnapshotRecord,
   fhSessionRecord,
@@ -124,6 +125,7 @@ describe('rebuildStateFromLog (streamed)', () => {
       let sequence = 0;
       let current: Record<string, FileHistoryBackup> = {};
       let version = 1;
+      let newest = 'u0';
       const length = Math.floor(next() * 40);
       for (let index = 0; index < length; index += 1) {
         const messageId = `u${Math.floor(next() * 30)}`;
@@ -134,16 +136,20 @@ describe('rebuildStateFromLog (streamed)', () => {
           current = { ...files };
           sequence += 1;
           lines.push(JSON.stringify(fullSnapshotRecord({ messageId, timestamp: at(index), trackedFileBackups: current }, sequence, new Map([[sequence, { 'a.txt': backup('a', 9).backupFileName as string }]]))));
+          newest = messageId;
         } else if (kind < 0.5) {
           const removed = next() < 0.2 ? ['b.txt'] : [];
           current = { ...current, ...files };
           for (const path of removed) delete current[path];
           lines.push(JSON.stringify(diffSnapshotRecord(messageId, at(index), sequence + 1, next() < 0.9 ? sequence : sequence + 5, files, removed)));
           sequence += 1;
+          newest = messageId;
         } else if (kind < 0.6) {
           lines.push(JSON.stringify(snapshotRecord({ messageId, timestamp: at(index), trackedFileBackups: files }, false)));
         } else if (kind < 0.7) {
           lines.push(JSON.stringify(snapshotRecord({ messageId, timestamp: at(index), trackedFileBackups: files }, true)));
+        } else if (kind < 0.75) {
+          lines.push(JSON.stringify(attachSnapshotRecord(next() < 0.8 ? newest : messageId, next() < 0.8 ? sequence : sequence + 1, files)));
         } else if (kind < 0.85) {
           lines.push(JSON.stringify(deltaRecord(pick([messageId, 'u1']), pick(['e.txt', 'a.txt']), backup('e', (version += 1)), at(index))));
         } else {

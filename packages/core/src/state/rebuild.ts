@@ -276,6 +276,19 @@ export class StateRebuilder {
     if (parsed === undefined) return;
     const label = `fh-snapshot ${parsed.messageId}`;
     const entries = this.rekeyed(parsed.entries, label);
+    if (parsed.kind === 'attach') {
+      const index = this.nodes.length - 1;
+      const newest = this.nodes[index];
+      if (newest === undefined || newest.sequence !== parsed.sequence || newest.messageId !== parsed.messageId) {
+        this.warn(`${label}: backups attached to snapshot ${parsed.sequence}, which is not the newest snapshot in the log; skipped`);
+        return;
+      }
+      for (const key in entries) {
+        this.keys.add(key);
+        this.setEntry(index, key, entries[key] as FileHistoryBackup);
+      }
+      return;
+    }
     if (parsed.kind === 'full') {
       const pending = new Map<number, SupersededBackups>();
       for (const [at, backups] of parsed.pending) pending.set(at, this.rekeyedNames(backups, label));
@@ -516,7 +529,8 @@ async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots:
   };
   /** An `fh-snapshot` record adds a snapshot when it is a full one or a diff against the newest. */
   const compact = (head: FhSnapshotHead, held: Held) => {
-    if (head.kind === 'full' || (nodes > 0 && head.base === lastSequence)) startNode(head.messageId, head.kind === 'full', true, head.sequence, held);
+    if (head.kind === 'attach') hold(held);
+    else if (head.kind === 'full' || (nodes > 0 && head.base === lastSequence)) startNode(head.messageId, head.kind === 'full', true, head.sequence, held);
     else hold(held);
   };
   const classify = (record: LogRecord, held: Held) => {

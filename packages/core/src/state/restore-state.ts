@@ -85,6 +85,7 @@ function findAnchor(records: readonly unknown[]): Anchor | undefined {
   const order: string[] = [];
   records.forEach((record, index) => {
     const compact = fhSnapshotRecordHead(record);
+    if (compact?.kind === 'attach') return;
     if (compact !== undefined) {
       if (compact.kind === 'full') anchor = { index, nodesBefore: nodes, snapshotRecordsBefore: snapshotRecords, messageIdsBefore: new Set(), compact: true };
       seen.add(compact.messageId);

@@ -34,8 +34,11 @@ export type SupersededBackups = Readonly<Record<string, string>>;
 /** A parsed `fh-snapshot` record. */
 export interface FhSnapshotRecord {
   type: typeof FH_SNAPSHOT_RECORD_TYPE;
-  /** `full`: `entries` holds every tracked file; `diff`: only those that changed against `base`. */
-  kind: 'full' | 'diff';
+  /**
+   * `full`: `entries` holds every tracked file; `diff`: only those that changed against `base`;
+   * `attach`: backups attached mid-turn to snapshot `sequence` (one record per batch of `trackEdit`s).
+   */
+  kind: 'full' | 'diff' | 'attach';
   /** The snapshot's number in the session (`snapshotSequence` once it was made), from 1. */
   sequence: number;
   messageId: string;
@@ -55,14 +58,14 @@ export interface FhSnapshotRecord {
 
 /** Head fields of an `fh-snapshot` line, read without parsing it (see {@link sniffFhSnapshotLine}). */
 export interface FhSnapshotHead {
-  kind: 'full' | 'diff';
+  kind: 'full' | 'diff' | 'attach';
   sequence: number;
   /** diff: the sequence of the snapshot it is relative to. */
   base?: number;
   messageId: string;
 }
 
-const HEAD_PATTERN = /^\{"type":"fh-snapshot","version":2,"kind":"(full|diff)","sequence":(\d{1,15}),(?:"base":(\d{1,15}),)?"messageId":("(?:[^"\\]|\\.)*")/;
+const HEAD_PATTERN = /^\{"type":"fh-snapshot","version":2,"kind":"(full|diff|attach)","sequence":(\d{1,15}),(?:"base":(\d{1,15}),)?"messageId":("(?:[^"\\]|\\.)*")/;
 
 /**
  * The head of a line fh wrote as an `fh-snapshot` record (fields in the written order), or
@@ -78,7 +81,7 @@ export function sniffFhSnapshotLine(text: string): FhSnapshotHead | undefined {
     return undefined;
   }
   if (typeof messageId !== 'string' || messageId === '') return undefined;
-  const kind = match[1] as 'full' | 'diff';
+  const kind = match[1] as 'full' | 'diff' | 'attach';
   if ((kind === 'diff') !== (match[3] !== undefined)) return undefined;
   return { kind, sequence: Number(match[2]), ...(match[3] === undefined ? {} : { base: Number(match[3]) }), messageId };
 }
@@ -88,7 +91,7 @@ export function fhSnapshotRecordHead(record: unknown): FhSnapshotHead | undefine
   if (typeof record !== 'object' || record === null) return undefined;
   const value = record as Record<string, unknown>;
   if (value.type !== FH_SNAPSHOT_RECORD_TYPE || value.version !== FH_SNAPSHOT_RECORD_VERSION) return undefined;
-  if (value.kind !== 'full' && value.kind !== 'diff') return undefined;
+  if (value.kind !== 'full' && value.kind !== 'diff' && value.kind !== 'attach') return undefined;
   if (!isSequence(value.sequence) || typeof value.messageId !== 'string' || value.messageId === '') return undefined;
   if (value.kind === 'diff') return isSequence(value.base) ? { kind: 'diff', sequence: value.sequence, base: value.base, messageId: value.messageId } : undefined;
   return { kind: value.kind, sequence: value.sequence, messageId: value.messageId };
@@ -136,6 +139,14 @@ export function diffSnapshotRecord(
     entries,
     ...(removed.length === 0 ? {} : { removed }),
   };
+}
+
+/**
+ * The attach record of backups added mid-turn to snapshot `messageId` number `sequence` (the
+ * newest): one record for a batch of `trackEdit`s instead of one `file-history-delta` each.
+ */
+export function attachSnapshotRecord(messageId: string, sequence: number, entries: Readonly<Record<string, FileHistoryBackup>>): LogRecord {
+  return { type: FH_SNAPSHOT_RECORD_TYPE, version: FH_SNAPSHOT_RECORD_VERSION, kind: 'attach', sequence, messageId, timestamp: new Date(), entries };
 }
 
 /**

@@ -85,6 +85,27 @@ export function sessionRecordsTests(workspace: () => Workspace): void {
       for (const name of names) expect(await w.text(name)).toBe(`${name} before\n`);
     });
 
+    it('backups attached together are recorded as one fh-snapshot attach record, and reopen to the same state', async () => {
+      const w = workspace();
+      const names = Array.from({ length: 20 }, (_, index) => `together/f${index}.txt`);
+      for (const name of names) await w.write(name, `${name} before\n`);
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await Promise.all(names.map((name) => history.trackEdit(name)));
+      const before = history.state;
+      await history.close();
+      const { records } = await w.store.sessionLog(w.sessionId).read();
+      const attached = records.filter((record) => record.type === 'fh-snapshot' && record.kind === 'attach');
+      expect(attached.length).toBeGreaterThanOrEqual(1);
+      expect(attached.length).toBeLessThan(names.length);
+      expect(attached.flatMap((record) => Object.keys(record.entries as object)).sort()).toEqual([...names].sort());
+      expect(attached.every((record) => record.sequence === 1 && record.messageId === 'm1')).toBe(true);
+      const reopened = await w.open();
+      expect(reopened.state).toEqual(before);
+      for (const name of names) await w.write(name, 'changed\n');
+      expect((await reopened.rewind('m1')).restored).toEqual([...names].sort());
+    });
+
     it('reopening a session rebuilds its state from the log, and a mid-turn backup still rewinds', async () => {
       const w = workspace();
       await w.write('a.txt', 'one\n', 0o640);
