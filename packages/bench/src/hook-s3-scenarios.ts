@@ -28,7 +28,7 @@ import { createFiles } from './workspace.js';
 
 const TRACKED = 100;
 const TURNS = 10;
-const ROUNDS = Number(process.env.FH_BENCH_HOOK_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.FH_BENCH_HOOK_ROUNDS ?? 7);
 const BUCKET = 'fh-bench';
 const KINDS = ['UserPromptSubmit', 'PreToolUse Write, tracked file', 'PreToolUse Write, new file', 'PostToolUse Write (ignored)'] as const;
 

@@ -23,7 +23,7 @@ import { createFiles } from './workspace.js';
 
 const TRACKED = 1_000;
 const TURN_COUNTS = [10, 500] as const;
-const ROUNDS = Number(process.env.FH_BENCH_HOOK_ROUNDS ?? 9);
+const ROUNDS = Number(process.env.FH_BENCH_HOOK_ROUNDS ?? 7);
 
 /** The event kinds timed, each a function of the session and round giving the event. */
 type EventKind = 'UserPromptSubmit' | 'PreToolUse Write, tracked file' | 'PreToolUse Write, new file' | 'PostToolUse Write (ignored)';
