@@ -143,6 +143,8 @@ describe('fh undo after fh fork', () => {
     expect(undo.stderr).toContain('using session s1, the one that rewound last');
     expect(undo.stdout).toContain(`Redo with: fh --store fs:${box.store} --session s1 --project ${box.project} redo`);
     expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('my edit\n');
+    const sessions = await box.fhJson<{ sessions: Array<{ sessionId: string; timelinePoints: number; timelineBytes: number }> }>(['sessions']);
+    expect(sessions.json.sessions.find((row) => row.sessionId === 's1')).toMatchObject({ timelinePoints: 2, timelineBytes: 'my edit\n'.length + 'one\n'.length });
   }, 60_000);
 });
 

@@ -5,10 +5,12 @@
  * branch; for fh's own sessions also those without a recorded prompt).
  *
  * JSON: `{ "source": "fs:<folder>" | "claude:<configDir>", "sessions": [{ "sessionId",
- * "projectRoot" (null when unknown), "lastModified", "checkpoints", "bytes", "backups" }] }`.
+ * "projectRoot" (null when unknown), "lastModified", "checkpoints", "bytes", "backups", "timelinePoints", "timelineBytes" }] }`
+ * (`timeline…`: the rewind timeline's points and the bytes of their pre-image backups, counted in
+ * `bytes` too; 0 for Claude Code sessions, whose timelines live in the `--store`).
  */
 import { resolve } from 'node:path';
-import { offeredCheckpointIds, parseFhSessionRecord, restoreStateFromLog, type BackupStore, type LogRecord } from '@fh/core';
+import { offeredCheckpointIds, parseFhSessionRecord, readTimelinePoints, restoreStateFromLog, type BackupStore, type LogRecord } from '@fh/core';
 import { assertClaudeFolder } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
 import { renderTable } from '../output.js';
@@ -23,6 +25,9 @@ export interface SessionRow {
   checkpoints: number;
   bytes: number;
   backups: number;
+  /** Rewind-timeline points of the session and the bytes of their pre-image backups (part of `bytes`). */
+  timelinePoints: number;
+  timelineBytes: number;
 }
 
 /** Run `fh sessions`. */
@@ -41,6 +46,7 @@ export async function run(context: CommandContext): Promise<void> {
             { header: 'last change', value: (row) => formatTime(row.lastModified) },
             { header: 'checkpoints', value: (row) => String(row.checkpoints), right: true },
             { header: 'size', value: (row) => formatBytes(row.bytes), right: true },
+            { header: 'timeline', value: (row) => (row.timelinePoints === 0 ? '-' : `${row.timelinePoints} pts, ${formatBytes(row.timelineBytes)}`), right: true },
           ],
           colors,
         ),
@@ -56,7 +62,8 @@ async function fhRows(context: CommandContext): Promise<{ rows: SessionRow[]; so
     const { records } = await store.sessionLog(session.sessionId).read();
     const projectRoot = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined)?.projectRoot ?? null;
     const checkpoints = countCheckpoints(records, projectRoot ?? resolve('/'), false);
-    rows.push({ sessionId: session.sessionId, projectRoot, lastModified: session.lastModified, checkpoints, bytes: session.bytes, backups: session.backups });
+    const timeline = timelineOf(records);
+    rows.push({ sessionId: session.sessionId, projectRoot, lastModified: session.lastModified, checkpoints, bytes: session.bytes, backups: session.backups, ...timeline });
     progress.tick();
   }
   progress.stop();
@@ -83,11 +90,21 @@ async function claudeRows(context: CommandContext, configDir: string): Promise<{
       checkpoints,
       bytes: session.bytes,
       backups: session.backups,
+      timelinePoints: 0,
+      timelineBytes: 0,
     });
     progress.tick();
   }
   progress.stop();
   return { rows, source: `claude:${configDir}` };
+}
+
+/** Points of the rewind timeline in `records` and the bytes of the pre-image backups they name. */
+function timelineOf(records: LogRecord[]): { timelinePoints: number; timelineBytes: number } {
+  const points = readTimelinePoints(records);
+  const sizes = new Map<string, number>();
+  for (const point of points) for (const entry of point.entries) if (entry.backupFileName !== null) sizes.set(entry.backupFileName, entry.size ?? 0);
+  return { timelinePoints: points.length, timelineBytes: [...sizes.values()].reduce((sum, size) => sum + size, 0) };
 }
 
 /** The checkpoints `fh list` would list for a session's records (Claude Code's rule when `claude`). */
