@@ -154,6 +154,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .argument('[point]', 'a timeline point id or a prefix of one (fh undo --list shows them)')
     .option('--list', 'list the timeline: every rewind, undo and redo, with time, files and +/-')
     .option('--prune <older-than>', 'remove timeline points older than this (30d, 12h, 90m; a bare number is days) and their backups')
+    .option('--outside', 'undo on the timeline of the files a Claude Code session tracked outside the project (fh rewind --include-outside)')
     .action(action(async () => (await import('./commands/undo.js')).run));
 
   program

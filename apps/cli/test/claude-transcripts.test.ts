@@ -196,6 +196,14 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
     expect(all.result.exitCode).toBe(0);
     expect(all.json.outside).toMatchObject({ restored: [`${SIBLING}/tools/translate_prompts_zh.py`], deleted: [], skipped: [], failed: [] });
     expect(await readFile(`${SIBLING}/tools/translate_prompts_zh.py`, 'utf8')).toBe(content(`${SIBLING}/tools/translate_prompts_zh.py`));
+
+    const undo = await target.json(['--session', SESSION, 'undo', '--outside']);
+    expect(undo.result.exitCode).toBe(0);
+    expect(undo.json).toMatchObject({ operation: 'undo', restored: [`${SIBLING}/tools/translate_prompts_zh.py`], deleted: [], failed: [] });
+    expect(await readFile(`${SIBLING}/tools/translate_prompts_zh.py`, 'utf8')).toBe('edited\n');
+    const projectUndo = await target.fh(['--session', SESSION, 'undo']);
+    expect(projectUndo.exitCode).toBe(1);
+    expect(await readFile(`${SIBLING}/tools/translate_prompts_zh.py`, 'utf8')).toBe('edited\n');
   });
 });
 

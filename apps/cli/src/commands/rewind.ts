@@ -263,6 +263,7 @@ export async function run(context: CommandContext, messageArgument: string | und
                   ...outside.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
                 ]),
         ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'], { session: session.sessionId })}`)]),
+        ...(outside === null || outside.undoSession === null ? [] : [colors.dim(`Undo the files outside the project with: ${fhCommand(context, ['undo', '--outside'], { session: session.sessionId })}`)]),
         ...(conversation === null
           ? []
           : ownConversation

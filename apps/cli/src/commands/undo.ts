@@ -31,6 +31,8 @@ import { rewindSessionFor, undoStoreFor } from '../rewind-session.js';
 export interface UndoCommandOptions {
   list?: boolean;
   prune?: string;
+  /** Undo on the timeline of a Claude Code session's files outside the project (`fh rewind --include-outside`). */
+  outside?: boolean;
 }
 
 /** Run `fh undo`. */
@@ -41,7 +43,7 @@ export async function run(context: CommandContext, pointId: string | undefined, 
   const session = await openSession(context, { preferTimeline: true });
   try {
     const rewinder = await rewindSessionFor(context, session);
-    report(context, session, await rewinder.undo(pointId));
+    report(context, session, options.outside === true ? await rewinder.undoOutside(pointId) : await rewinder.undo(pointId));
   } finally {
     await session.close();
   }

@@ -406,6 +406,29 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     return this.serially(() => undoRewind(this.history, undo, { ...this.undoOptions(), ...(pointId === undefined ? {} : { pointId }) }));
   }
 
+  /**
+   * Go back one point on the timeline of the files outside the project (see
+   * {@link RewindSessionOptions.outside}; rewinds with `includeOutside` journal there), or to just
+   * before `pointId`; paths in the result are absolute. A timeline of its own: {@link undo} never
+   * touches these files. Throws `UnsupportedError` when the session has no files outside the
+   * project or their undo is off, `NotFoundError` when there is nothing to undo.
+   */
+  async undoOutside(pointId?: string): Promise<UndoResult> {
+    const outside = this.outsideHistory;
+    const undo = this.outsideUndo;
+    if (outside === undefined || undo === undefined) {
+      throw new UnsupportedError('this session has no files outside the project to undo (or their undo is off)');
+    }
+    const result = await this.serially(() => undoRewind(outside, undo, { ...this.undoOptions(), deleteOrphans: false, ...(pointId === undefined ? {} : { pointId }) }));
+    return {
+      ...result,
+      restored: result.restored.map(absoluteKey),
+      deleted: result.deleted.map(absoluteKey),
+      skipped: result.skipped.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })),
+      failed: result.failed.map((entry) => ({ ...entry, path: absoluteKey(entry.path) })),
+    };
+  }
+
   /** {@link undo} under its older name. */
   async undoRewind(pointId?: string): Promise<UndoResult> {
     return this.undo(pointId);
