@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
-import { describeError, ExitCode } from './cli-errors.js';
+import { describeError, ExitCode, UsageError } from './cli-errors.js';
 import { escapeControl } from './format.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 
@@ -202,6 +202,13 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .command('hook')
     .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt')
     .action(action(async () => (await import('./commands/hook.js')).run));
+  // fh hook records into fh's own store; Claude Code's data is only read: --claude there is a mistake.
+  hook.hook('preAction', (_hook, actionCommand) => {
+    const claude = actionCommand.optsWithGlobals().claude;
+    if (claude !== undefined && claude !== false) {
+      throw new UsageError('--claude cannot be used with fh hook: the hook records into fh\'s own store (--store), never into Claude Code\'s data; nothing was recorded. Leave out --claude');
+    }
+  });
   hook
     .command('install')
     .description("add fh's hooks to Claude Code's settings, keeping existing hooks")

@@ -174,3 +174,15 @@ describe('fh diff output formats', () => {
     expect(await readFile(join(copy, 'bin.dat'))).toEqual(binaryBefore);
   });
 });
+
+describe('messages', () => {
+  it('--claude with hook is a usage error that records nothing', async () => {
+    const event = JSON.stringify({ session_id: 'h1', cwd: box.project, hook_event_name: 'UserPromptSubmit', prompt: 'hi' });
+    for (const args of [['--claude', 'hook'], ['hook', '--claude']]) {
+      const result = await box.fh(args, { input: event });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toBe("fh: --claude cannot be used with fh hook: the hook records into fh's own store (--store), never into Claude Code's data; nothing was recorded. Leave out --claude\n");
+    }
+    expect((await box.fh(['--session', 'h1', 'list'])).exitCode).toBe(1);
+  });
+});
