@@ -14,7 +14,7 @@
  * read-only commands only warn.
  */
 import { realpath, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import {
   FH_SESSION_RECORD_TYPE,
   FileHistory,
@@ -121,13 +121,29 @@ export async function sameProject(first: string, second: string): Promise<boolea
   return resolve(first) === resolve(second) || (await realProjectPath(first)) === (await realProjectPath(second));
 }
 
+/** True when `folder` is `root` or inside it (compared as given and by real paths). */
+async function insideProject(folder: string, root: string): Promise<boolean> {
+  const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+  return inside(resolve(folder), resolve(root)) || inside(await realProjectPath(folder), await realProjectPath(root));
+}
+
 /**
  * The project root to open a session with, given the root it recorded: `--project` when given
  * (the recorded spelling when both are the same folder), else the recorded root, else the current
  * folder. A writing command refuses another project than the recorded one without `--other-project`.
  */
 async function chooseProjectRoot(context: CommandContext, recorded: string | undefined, sessionId: string, writes: boolean): Promise<string> {
-  if (context.options.project === undefined) return recorded ?? context.projectRoot;
+  if (context.options.project === undefined) {
+    // A recorded root is a record anyone who can write the log can craft: a writing command goes
+    // there only from inside it (issue 10), as a --project elsewhere needs --other-project.
+    if (recorded !== undefined && writes && context.options.otherProject !== true && !(await insideProject(context.cwd, recorded))) {
+      throw new UsageError(
+        `session ${displayPath(sessionId)} was recorded for project ${displayPath(recorded)}, and this command runs in ${displayPath(context.cwd)}, outside it; nothing was changed. ` +
+          `Run it inside that project, or pass --project ${displayPath(recorded)} to write there`,
+      );
+    }
+    return recorded ?? context.projectRoot;
+  }
   const given = context.projectRoot;
   if (recorded === undefined || (await sameProject(recorded, given))) return recorded ?? given;
   if (writes && context.options.otherProject !== true) {

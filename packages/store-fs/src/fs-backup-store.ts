@@ -9,6 +9,8 @@
  *   {root}/locks/{sessionId}.lock/                     proper-lockfile lock folder while a session is open
  *   {root}/commands/{sessionId}/                       open command windows of `fh hook` / `fh run` (written by
  *                                                      @fh/command-probe; removed with the session)
+ *   {root}/locks/{sessionId}.lock.holder.json          `{pid, host}` of the holder: a lock of a process of
+ *                                                      this machine that is gone is taken over at once
  *
  * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) — or,
  * for a sparse file, a copy that leaves its holes unallocated (`sparse-copy.ts`; restores too) — into a
@@ -59,6 +61,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, linkSync, lstatSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
@@ -82,6 +85,9 @@ const SYNC_HASH_LIMIT = 256 * 1024;
 
 /** fsyncs at once when the log flushes new backups. */
 const SYNC_CONCURRENCY = 16;
+
+/** Suffix of the file beside a lock folder naming its holder (`{"pid":…,"host":…}`). */
+const HOLDER_SUFFIX = '.holder.json';
 
 /** proper-lockfile's smallest stale time, in ms. */
 const MIN_LOCK_STALE_MS = 2000;
@@ -330,6 +336,7 @@ export class FsBackupStore implements BackupStore {
       await this.fs.rm(this.lockPath(sessionId), { recursive: true, force: true });
       // Command windows `fh hook` / `fh run` keep for the session (see @fh/command-probe).
       await this.fs.rm(join(this.root, 'commands', sessionId), { recursive: true, force: true });
+      await this.fs.rm(`${this.lockPath(sessionId)}${HOLDER_SUFFIX}`, { force: true });
     } catch (error) {
       throw translateFsError(error, `deleteSession "${sessionId}"`);
     }
@@ -356,14 +363,23 @@ export class FsBackupStore implements BackupStore {
     const lockPath = this.lockPath(sessionId);
     await this.mkdir(dirname(lockPath), `lockSession "${sessionId}"`);
     let release: () => Promise<void>;
-    try {
-      release = await (await loadLockfile()).lock(this.lockTarget(sessionId), {
+    const lockfile = await loadLockfile();
+    const take = () =>
+      lockfile.lock(this.lockTarget(sessionId), {
         realpath: false,
         lockfilePath: lockPath,
         stale: this.lockStaleMs,
         onCompromised: (error) =>
           process.emitWarning(`session "${sessionId}" lost its lock ${lockPath}: ${error.message}`, 'FhLockCompromised'),
       });
+    try {
+      try {
+        release = await take();
+      } catch (error) {
+        if (errnoCode(error) !== 'ELOCKED' || !(await this.removeLockOfDeadHolder(lockPath))) throw error;
+        release = await take();
+      }
+      await this.fs.writeFile(`${lockPath}${HOLDER_SUFFIX}`, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`).catch(() => undefined);
     } catch (error) {
       if (errnoCode(error) === 'ELOCKED') {
         throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath}); a lock left by a process that died goes stale after ${this.lockStaleMs / 1000} s`, {
@@ -378,6 +394,7 @@ export class FsBackupStore implements BackupStore {
       release: async () => {
         if (released) return;
         released = true;
+        await this.fs.rm(`${lockPath}${HOLDER_SUFFIX}`, { force: true }).catch(() => undefined);
         try {
           await release();
         } catch (error) {
@@ -385,6 +402,24 @@ export class FsBackupStore implements BackupStore {
         }
       },
     };
+  }
+
+  /**
+   * A lock whose holder (recorded in the lock folder as `{pid, host}`) was a process of this
+   * machine that no longer runs is removed at once, instead of after `lockStaleMs`: a killed
+   * command's session is usable by the next command. Returns whether it removed the lock.
+   */
+  private async removeLockOfDeadHolder(lockPath: string): Promise<boolean> {
+    let holder: { pid?: unknown; host?: unknown };
+    try {
+      holder = JSON.parse(String(await this.fs.readFile(`${lockPath}${HOLDER_SUFFIX}`))) as { pid?: unknown; host?: unknown };
+    } catch {
+      return false;
+    }
+    if (holder.host !== hostname() || typeof holder.pid !== 'number' || !Number.isInteger(holder.pid) || holder.pid <= 0 || processRuns(holder.pid)) return false;
+    await this.fs.rm(lockPath, { recursive: true, force: true });
+    await this.fs.rm(`${lockPath}${HOLDER_SUFFIX}`, { force: true });
+    return true;
   }
 
   /**
@@ -671,6 +706,16 @@ export class FsBackupStore implements BackupStore {
       if (errnoCode(error) === 'ENOENT') return [];
       throw translateFsError(error, context);
     }
+  }
+}
+
+/** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) === 'EPERM';
   }
 }
 

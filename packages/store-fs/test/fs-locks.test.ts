@@ -1,6 +1,6 @@
 import { LockedError } from '@fh/core';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -77,12 +77,23 @@ describe('session locks', () => {
     await (await store.lockSession('shared')).release();
   });
 
-  it('a lock left by a killed process becomes stale after lockStaleMs and can be taken', async () => {
+  it('a lock left by a killed process of this machine is taken over at once', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root, lockStaleMs: 60_000 });
+    const child = await holdLockInChild(root, 'crashed', 60_000);
+    await expect(store.lockSession('crashed')).rejects.toThrow(LockedError);
+    child.kill('SIGKILL');
+    await exited(child);
+    await (await store.lockSession('crashed')).release();
+  });
+
+  it('a lock whose holder is not known to be gone (no holder record: another machine) becomes stale after lockStaleMs and can be taken', async () => {
     const root = join(await temporaryFolder(), 'store');
     const store = new FsBackupStore({ root, lockStaleMs: 2000 });
     const child = await holdLockInChild(root, 'crashed', 2000);
     child.kill('SIGKILL');
     await exited(child);
+    await rm(join(root, 'locks', 'crashed.lock.holder.json'));
     await expect(store.lockSession('crashed')).rejects.toThrow(LockedError);
     // proper-lockfile may date a fresh lock up to 1 s ahead (its mtime-precision probe), so the
     // lock is stale at most lockStaleMs + 1 s after the holder died.
