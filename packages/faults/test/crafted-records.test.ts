@@ -26,7 +26,8 @@ describe('crafted records are checked before fh acts on them', () => {
     const before = diskTree(fixture.project);
     const result = await fh(fixture, ['undo']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`undo refused, nothing was changed: the record of undo point crafted-point cannot be trusted: d1/f1.txt names ${victim}, which is not an undo backup`);
+    expect(result.stderr).toContain('undo refused, nothing was changed');
+    expect(result.stderr).toContain(victim);
     expect((await readdir(join(fixture.store, 'file-history', 's'))).sort()).toEqual(expect.arrayContaining(backups));
     expect(diskTree(fixture.project)).toEqual(before);
   });
@@ -36,7 +37,7 @@ describe('crafted records are checked before fh acts on them', () => {
     await appendFile(log(fixture), undoPoint([{ path: 'd1/escape', kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: '/etc/passwd' }]));
     const result = await fh(fixture, ['undo']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('d1/escape would be a link to "/etc/passwd", outside the project');
+    expect(result.stderr).toContain('undo refused, nothing was changed: its symbolic link d1/escape → /etc/passwd leads outside the project root');
     await expect(lstat(join(fixture.project, 'd1', 'escape'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 

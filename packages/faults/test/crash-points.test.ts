@@ -13,11 +13,8 @@ describe('every crash point, as a killed process and as a power loss', () => {
 });
 
 describe('an interrupted undo never turns into a redo', () => {
-  // Needs the operation journal of issue 11 (helper "timeline"): today `fh undo` after an undo
-  // interrupted once its redo point is saved applies that redo point, re-doing the rewind.
-  // `it.fails` keeps that visible: this test starts failing (and must become `it`) when the
-  // journal lands and every crash point reaches the pre-rewind state.
-  it.fails('undo interrupted at any crash point, then fh undo: the project is exactly as before the rewind', async () => {
+  // With the operation journal (issue 11), `fh undo` after an interrupted undo rolls it back.
+  it('undo interrupted at any crash point, then fh undo: the project is exactly as before the rewind', async () => {
     const undo = OPERATIONS.find((operation) => operation.name === 'undo');
     const report = await runCrashPoints(undo as (typeof OPERATIONS)[number], { checkInterruptedUndo: true });
     console.log(`interrupted undo: ${report.trials} trials, ${report.violations.length} violations, ${report.bytesLost} bytes lost`);

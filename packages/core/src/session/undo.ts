@@ -529,6 +529,13 @@ export async function recoverPending(workspace: UndoWorkspace, undo: UndoStore, 
         `${what} failed for ${applied.failed.map((failure) => `${failure.path} (${failure.error.message})`).join('; ')}; nothing else was changed by this command. Fix that and run it again`,
       );
     }
+    // The interrupted operation's temp files stay in folders the rollback had no need to write.
+    const writer = await openProjectWriter(workspace.fs, workspace.projectRoot);
+    try {
+      await removeLeftoverTemporaryFiles(writer, point.entries.map((entry) => splitTrackingPath(entry.path).folder), options.sessionLocked === true);
+    } finally {
+      await writer.close();
+    }
     await logOf(undo).append([pointDoneRecord(point.undoId, 'rolled-back', nowOf(options), applied.pointId)]);
     results.push({ pointId: point.undoId, operation: point.operation, outcome: 'rolled-back', recoverPointId: applied.pointId, restored: applied.restored, deleted: applied.deleted });
   }
