@@ -26,6 +26,12 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether `folder` is `root` or inside it (both absolute). */
+function isInside(root: string, folder: string): boolean {
+  const inside = relative(root, folder);
+  return inside === '' || (inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside));
+}
+
 /**
  * A function for `RestoreStateOptions.baseFolder`: called with every record in file order, it
  * returns the absolute folder relative keys of that record resolve against.
@@ -38,13 +44,16 @@ function isObject(value: unknown): value is JsonObject {
  *   worktree); other `cwd` values (the agent ran `cd`) leave it alone, since Claude Code keys by
  *   its original folder, not its shell's folder.
  *
- * Folders inside `recordedRoot` are mapped into `projectRoot`. Pure apart from its own state.
+ * Folders inside `recordedRoot` are mapped into `projectRoot`, except folders already inside
+ * `projectRoot` (a worktree opened as the project itself). Pure apart from its own state.
  */
 export function baseFolderTracker(options: BaseFolderTrackerOptions): (record: unknown) => string {
   const recordedRoot = resolve(options.recordedRoot);
   const projectRoot = resolve(options.projectRoot ?? options.recordedRoot);
   const mapped = (folder: string): string => {
     if (folder === recordedRoot) return projectRoot;
+    // A folder already inside the opened project (its worktree opened as the project) is where it is.
+    if (isInside(projectRoot, folder)) return folder;
     const inside = relative(recordedRoot, folder);
     if (inside !== '' && !inside.startsWith(`..${sep}`) && inside !== '..' && !isAbsolute(inside)) return resolve(projectRoot, inside);
     return folder;
