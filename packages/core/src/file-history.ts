@@ -34,6 +34,7 @@ import { fileHistoryTrackEdit } from './track/track-edit.js';
 import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+import { agentFromIds, MAIN_AGENT, type AgentIdentity } from './attribution/agents.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
@@ -135,14 +136,29 @@ export interface FileHistoryReader {
   canRestore(messageId: string): boolean;
 }
 
+/** The sub-agent {@link FileHistory.forSubagent} attributes edits to (Claude Code's `agent_id` / `agent_type`). */
+export interface SubagentIdentity {
+  /** The sub-agent's id: a non-empty string, unique within the session. */
+  agentId: string;
+  /** Its type (`general-purpose`, `Explore`, a custom agent's name), when known. */
+  agentType?: string;
+}
+
 /**
- * A subagent's view of the file history (seed 004 §8): it reads the main history, while its
- * `trackEdit` and `makeSnapshot` do nothing, so snapshots stay one per main-conversation turn.
+ * A sub-agent's view of the file history (seed 004 §8, issue 14): it reads the main history; its
+ * `trackEdit` backs files up into the main conversation's current turn exactly as the main
+ * history's does, attributing each change to the sub-agent; `makeSnapshot` does nothing, so
+ * snapshots stay one per main-conversation turn.
  */
 export interface SubagentFileHistory extends FileHistoryReader {
-  /** Does nothing. */
+  /** The sub-agent this handle attributes to. */
+  readonly agent: Readonly<SubagentIdentity>;
+  /**
+   * Back `path` up before the sub-agent writes it and record the sub-agent in the entry's
+   * `changedBy` (see `fileHistoryTrackEdit`); errors as {@link FileHistory.trackEdit}.
+   */
   trackEdit(path: string): Promise<void>;
-  /** Does nothing; resolves to undefined. */
+  /** Does nothing; resolves to undefined (a sub-agent's messages are not main turns). */
   makeSnapshot(messageId: string): Promise<undefined>;
 }
 
@@ -516,14 +532,20 @@ export class FileHistory implements FileHistoryReader {
   }
 
   /**
-   * Back `path` up before an agent writes it (seed 000 §5). See `fileHistoryTrackEdit`: resolves
-   * once the backup and its record are durable; throws `OutsideRootError` for a path outside the
-   * project root. A no-op when tracking is off.
+   * Back `path` up before the main agent writes it (seed 000 §5), recording the main agent in
+   * the entry's `changedBy` (issue 14). See `fileHistoryTrackEdit`: resolves once the backup and
+   * its record are durable; throws `OutsideRootError` for a path outside the project root. A
+   * no-op when tracking is off. Sub-agents use {@link forSubagent}.
    */
   async trackEdit(path: string): Promise<void> {
+    return this.trackEditBy(path, MAIN_AGENT);
+  }
+
+  /** {@link trackEdit} attributed to `agent` (issue 14). */
+  private async trackEditBy(path: string, agent: AgentIdentity): Promise<void> {
     this.assertOpen();
     if (!this.enabled) return;
-    const tracking = fileHistoryTrackEdit(this.updateState, path, this.context);
+    const tracking = fileHistoryTrackEdit(this.updateState, path, this.context, agent);
     this.tracking.add(tracking);
     try {
       await tracking;
@@ -616,10 +638,24 @@ export class FileHistory implements FileHistoryReader {
     return this.whileTracking(endOpenCommands(this.updateState, this.context, options));
   }
 
-  /** A handle for a subagent: same reads, tracking and snapshots are no-ops (seed 004 §8). */
-  forSubagent(): SubagentFileHistory {
+  /**
+   * A handle for the sub-agent `agent` (seed 004 §8, issue 14): the same reads; its `trackEdit`
+   * backs up into the current main turn and attributes the change to the sub-agent; its
+   * `makeSnapshot` does nothing. Throws `InvalidArgumentError` when `agent.agentId` is not a
+   * non-empty string or `agent.agentType` is given and is not one.
+   */
+  forSubagent(agent: SubagentIdentity): SubagentFileHistory {
+    if (typeof agent !== 'object' || agent === null || typeof agent.agentId !== 'string' || agent.agentId === '') {
+      throw new InvalidArgumentError(`forSubagent takes { agentId, agentType? } with a non-empty agentId, got ${JSON.stringify(agent)}`);
+    }
+    if (agent.agentType !== undefined && (typeof agent.agentType !== 'string' || agent.agentType === '')) {
+      throw new InvalidArgumentError(`forSubagent: agentType must be a non-empty string when given, got ${JSON.stringify(agent.agentType)}`);
+    }
+    const identity: SubagentIdentity = agent.agentType === undefined ? { agentId: agent.agentId } : { agentId: agent.agentId, agentType: agent.agentType };
+    const attributed = agentFromIds(identity.agentId, identity.agentType);
     const history = this;
     return {
+      agent: Object.freeze(identity),
       get projectRoot() {
         return history.projectRoot;
       },
@@ -638,7 +674,7 @@ export class FileHistory implements FileHistoryReader {
       get state() {
         return history.state;
       },
-      trackEdit: async () => undefined,
+      trackEdit: (path) => history.trackEditBy(path, attributed),
       makeSnapshot: async () => undefined,
       getDiffStats: (messageId, options) => history.getDiffStats(messageId, options),
       hasAnyChanges: (messageId) => history.hasAnyChanges(messageId),

@@ -26,6 +26,7 @@ export * from './state/log-ends.js';
 export * from './state/log-lines.js';
 export * from './state/rebuild.js';
 export * from './state/snapshot-records.js';
+export * from './attribution/index.js';
 export { realPathOrNearest } from './track/resolve-links.js';
 export * from './command/index.js';
 export * from './transcript/index.js';

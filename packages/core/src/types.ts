@@ -38,7 +38,31 @@ export interface FileHistoryBackup {
    * never read as "the file did not exist".
    */
   error?: string;
+  /**
+   * fh: who changed the file during this entry's turn (after the snapshot was taken), each agent
+   * once, in the order of its first change: the first element is who first changed it. Absent
+   * when no tracked change was seen. Claude Code ignores the field (issue 14, see
+   * `attribution/agents.ts`).
+   */
+  changedBy?: EditAttribution[];
 }
+
+/**
+ * Who changed a tracked file in a turn (issue 14): the main agent, or a sub-agent with Claude
+ * Code's `agent_id` / `agent_type` (seed 004 §8). Serialised as
+ * `{"by":"main","at":"<ISO>"}` or `{"by":"subagent","agentId":"…","agentType":"…","at":"<ISO>"}`.
+ */
+export type EditAttribution =
+  | { by: 'main'; /** When this agent first changed the file in the turn. */ at: Date }
+  | {
+      by: 'subagent';
+      /** The sub-agent's id (Claude Code's `agent_id`, e.g. `a96cf8a57447af436`). */
+      agentId: string;
+      /** The sub-agent's type (`agent_type`, e.g. `general-purpose`), when known. */
+      agentType?: string;
+      /** When this agent first changed the file in the turn. */
+      at: Date;
+    };
 
 /** The state of every tracked file at one main-conversation message (seed 004 §2.1). */
 export interface FileHistorySnapshot {

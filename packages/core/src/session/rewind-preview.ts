@@ -4,6 +4,7 @@
  * the agent or the user made since the last turn began, which no snapshot holds. A front end
  * should warn about those; `RewindSession.restore` also saves them in an undo point first.
  */
+import { conflictSkip, selectAgentChanges, type AgentSelection } from '../attribution/agent-changes.js';
 import type { DiffStatsOptions } from '../rewind/diff-stats.js';
 import { snapshotFileBackups } from '../rewind/snapshot-targets.js';
 import type { FileHistoryReader } from '../file-history.js';
@@ -20,8 +21,12 @@ export interface RewindRefusal {
   reason: string;
 }
 
-/** {@link DiffStats} with `changedSinceLatestSnapshot` and `refusals` always filled. */
-export type RewindPreview = DiffStats & { changedSinceLatestSnapshot: string[]; refusals: RewindRefusal[] };
+/**
+ * {@link DiffStats} with `changedSinceLatestSnapshot` and `refusals` always filled, and, for a
+ * rewind of one agent's changes, `agent`: which files it covers and which it leaves alone as
+ * conflicts (those are listed in `skipped` too).
+ */
+export type RewindPreview = DiffStats & { changedSinceLatestSnapshot: string[]; refusals: RewindRefusal[]; agent?: AgentSelection };
 
 /**
  * The files of `stats` (a dry run of a rewind to `messageId` over `state`) because of which
@@ -43,13 +48,29 @@ export function rewindRefusals(state: Readonly<FileHistoryState>, messageId: str
   return refusals;
 }
 
+/** Options of {@link rewindPreview}: those of the diff stats, plus `agent`. */
+export interface RewindPreviewOptions extends DiffStatsOptions {
+  /**
+   * Only the files this agent changed after the checkpoint (`main`, a sub-agent id or a unique
+   * prefix, see `selectAgentChanges`); `paths` then names conflicting files to include.
+   */
+  agent?: string;
+}
+
 /**
- * The dry run of a rewind to `messageId` (optionally only `options.paths`): `history.getDiffStats`
+ * The dry run of a rewind to `messageId` (optionally only `options.paths`, or only `options.agent`'s
+ * files): `history.getDiffStats`
  * plus `changedSinceLatestSnapshot`, the files of `filesChanged` whose current bytes or mode differ
  * from the latest snapshot (sorted), and `refusals` (see {@link rewindRefusals}). Nothing is written. Throws like `getDiffStats`
  * (`NotFoundError` without a snapshot for `messageId`, `InvalidArgumentError` for an untracked path).
  */
-export async function rewindPreview(history: FileHistoryReader, messageId: string, options: DiffStatsOptions = {}): Promise<RewindPreview> {
+export async function rewindPreview(history: FileHistoryReader, messageId: string, previewOptions: RewindPreviewOptions = {}): Promise<RewindPreview> {
+  const { agent: agentQuery, ...options } = previewOptions;
+  if (agentQuery !== undefined) {
+    const selection = selectAgentChanges(history.state, messageId, agentQuery, { projectRoot: history.projectRoot, ...(options.paths === undefined ? {} : { paths: options.paths }) });
+    const preview = await rewindPreview(history, messageId, { ...options, paths: selection.paths });
+    return { ...preview, skipped: [...(preview.skipped ?? []), ...selection.conflicts.map(conflictSkip)], agent: selection };
+  }
   const stats = await history.getDiffStats(messageId, options);
   const latest = history.state.snapshots.at(-1);
   let sinceLatest: readonly string[] = [];

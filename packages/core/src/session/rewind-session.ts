@@ -25,6 +25,7 @@ import { FhError, InvalidArgumentError, NotFoundError, UnsupportedError } from '
 import type { FileHistoryReader } from '../file-history.js';
 import type { RewindResult } from '../results.js';
 import type { RewindOptions } from '../rewind/rewind.js';
+import { conflictSkip, selectAgentChanges, type AgentSelection } from '../attribution/agent-changes.js';
 import { forkSession, type ForkResult } from './fork-session.js';
 import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
 import { resolveMessageReference } from './message-reference.js';
@@ -103,8 +104,18 @@ export interface OutsideRestoreResult {
 export interface RestoreRequest {
   messageId: string;
   mode: RestoreMode;
-  /** `code` / `both`: rewind only these tracked files (per-file rewind). Default: all. */
+  /**
+   * `code` / `both`: rewind only these tracked files (per-file rewind). Default: all. With
+   * `agent`: the conflicting files to rewind anyway.
+   */
   paths?: readonly string[];
+  /**
+   * `code` / `both`: rewind only the files this agent changed after the checkpoint (`main`, a
+   * sub-agent id, or a unique prefix of one; issue 14). A file another agent changed too is a
+   * conflict: left alone and reported in `code.skipped` and `agent.conflicts`, unless `paths`
+   * names it. See `selectAgentChanges` for the errors.
+   */
+  agent?: string;
   /**
    * Called once the undo point is saved, just before the first file is written (not called when
    * no file needs writing or undo is off). From then on an interrupted restore can be put back
@@ -131,6 +142,8 @@ export interface RestoreResult {
   conversationApplied: boolean;
   /** The file rewind, file by file (`failed` lists files that could not be written). */
   code?: RewindResult;
+  /** With `agent`: which files the agent's rewind covered and which it left alone as conflicts. */
+  agent?: AgentSelection;
   /** The timeline point saved before the files were written; `null` when no file needed writing or undo is off. */
   undoPoint?: TimelinePoint | null;
   /** Interrupted operations rolled back before this restore wrote anything. */
@@ -238,8 +251,8 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     return offeredCheckpointIds(this.list, this.history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: this.unrecordedCheckpoints });
   }
 
-  /** The dry run of a code rewind (see `rewindPreview`). */
-  preview(messageId: string, options: { paths?: readonly string[] } = {}): Promise<RewindPreview> {
+  /** The dry run of a code rewind (see `rewindPreview`; `agent` limits it to one agent's changes). */
+  preview(messageId: string, options: { paths?: readonly string[]; agent?: string } = {}): Promise<RewindPreview> {
     return rewindPreview(this.history, messageId, options);
   }
 
@@ -319,12 +332,26 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     if (request.paths !== undefined && mode !== 'both' && mode !== 'code') {
       throw new InvalidArgumentError(`paths apply to the code modes only, not to ${mode}`);
     }
+    if (request.agent !== undefined && mode !== 'both' && mode !== 'code') {
+      throw new InvalidArgumentError(`agent applies to the code modes only, not to ${mode}`);
+    }
+    const selection =
+      request.agent === undefined
+        ? undefined
+        : selectAgentChanges(this.history.state, messageId, request.agent, {
+            projectRoot: this.history.projectRoot,
+            ...(request.paths === undefined ? {} : { paths: request.paths }),
+          });
+    const paths = selection?.paths ?? request.paths;
+    if (selection !== undefined) result.agent = selection;
 
     if (mode === 'both' || mode === 'code') {
       result.undoPoint = null;
-      result.code = await this.serially(() => this.journaledRewind(messageId, request, result));
+      result.code = await this.serially(() => this.journaledRewind(messageId, paths === undefined ? request : { ...request, paths }, result));
+      if (selection !== undefined) result.code.skipped.push(...selection.conflicts.map(conflictSkip));
       result.codeApplied = result.code.failed.length === 0;
-      const outside = await this.restoreOutside(messageId, request);
+      // Files outside the project carry no attribution: a rewind of one agent's changes leaves them alone.
+      const outside = selection === undefined ? await this.restoreOutside(messageId, request) : undefined;
       if (outside !== undefined) {
         result.outside = outside;
         if (outside.code !== undefined && outside.code.failed.length > 0) result.codeApplied = false;

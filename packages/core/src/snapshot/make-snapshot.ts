@@ -16,6 +16,7 @@
  *    oldest first; `snapshotSequence` only grows. Once the snapshot is recorded, backups only the
  *    dropped snapshots referenced are deleted, except each file's first backup (retention).
  */
+import { withoutAttribution } from '../attribution/agents.js';
 import { backupTimeMs, checkFileChanged, compareMetadata } from './change-detection.js';
 import { createBackup } from '../track/create-backup.js';
 import { errnoCode, InvalidArgumentError } from '../errors.js';
@@ -48,8 +49,9 @@ export async function fileHistoryMakeSnapshot(
 
   const trackingPaths = [...captured.trackedFiles].sort();
   const metadata = createMetadataReader(context.fs);
-  const entries = await mapWithWorkers(context.metadataLimit, trackingPaths, context.concurrency, (trackingPath) =>
-    snapshotEntry(context, metadata, captured, trackingPath, latestBackup(captured, trackingPath)),
+  // A reused entry leaves its turn's attribution behind: the new turn has no changes yet.
+  const entries = await mapWithWorkers(context.metadataLimit, trackingPaths, context.concurrency, async (trackingPath) =>
+    withoutAttribution(await snapshotEntry(context, metadata, captured, trackingPath, latestBackup(captured, trackingPath))),
   );
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
   trackingPaths.forEach((trackingPath, index) => {
@@ -67,7 +69,7 @@ export async function fileHistoryMakeSnapshot(
         const before = latestBackups[trackingPath];
         const now = trackedFileBackups[trackingPath];
         if (now === undefined) {
-          if (before !== undefined && state.trackedFiles.has(trackingPath)) trackedFileBackups[trackingPath] = before;
+          if (before !== undefined && state.trackedFiles.has(trackingPath)) trackedFileBackups[trackingPath] = withoutAttribution(before);
           else if (isRetainable(before)) superseded[trackingPath] = before.backupFileName;
         } else if (now !== before && isRetainable(before) && before.backupFileName !== now.backupFileName) {
           superseded[trackingPath] = before.backupFileName;

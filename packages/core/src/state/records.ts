@@ -14,6 +14,7 @@
  * - Keys of `trackedFileBackups` are relative to the session's first working folder (older
  *   versions wrote absolute paths).
  */
+import { parseChangedBy } from '../attribution/agents.js';
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
 
@@ -177,6 +178,13 @@ function parseBackup(value: unknown, label: string, path: string, warn: RecordWa
     else warn(`${where()}: sha256 ${JSON.stringify(value.sha256)} ignored`);
   }
   if (typeof value.error === 'string') backup.error = value.error;
+  if (value.changedBy !== undefined) {
+    const changedBy = parseChangedBy(value.changedBy, describe(), (message) => {
+      warned = true;
+      warn(message);
+    });
+    if (changedBy !== undefined) backup.changedBy = changedBy;
+  }
   if (problems.length > 0) {
     const reason = problems.join('; ');
     warn(`${where()}: ${reason}; marked unavailable`);
@@ -203,8 +211,9 @@ interface CachedBackup {
 
 /** Whether an entry's fields have the types a well-formed entry has (only those are cached). */
 function isCacheable(value: JsonObject): boolean {
-  const { backupFileName, version, backupTime, size, mode, error, sha256 } = value;
+  const { backupFileName, version, backupTime, size, mode, error, sha256, changedBy } = value;
   return (
+    changedBy === undefined &&
     typeof backupTime === 'string' &&
     typeof version === 'number' &&
     (backupFileName === null || typeof backupFileName === 'string') &&

@@ -5,19 +5,27 @@
  * place, so a call costs the same however many files are tracked already (no copy of either). Each attachment is still re-checked on its own: the first backup of a file
  * wins and later ones for that file are reported as lost.
  */
+import { withAttribution } from '../attribution/agents.js';
 import type { FileHistoryContext, FileHistoryStateUpdater } from '../file-history-context.js';
-import { setStateBookkeeping, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
+import { setStateBookkeeping, type EditAttribution, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /** How one attachment ended. */
 export type AttachOutcome =
   /** Attached; `recorded` resolves when the updated snapshot is durable in the log. */
   | { attached: true; recorded: Promise<void> }
-  /** Another backup of the file was attached first (or the updater is a no-op); `state` is the state after the update. */
-  | { attached: false; state: FileHistoryState | undefined };
+  /**
+   * Another backup of the file was attached first (or the updater is a no-op); `state` is the
+   * state after the update. When the item carried an attribution, it was added to the entry that
+   * won and `recorded` resolves once that is durable.
+   */
+  | { attached: false; state: FileHistoryState | undefined; recorded?: Promise<void> };
 
 interface PendingAttach {
   trackingPath: string;
-  backup: FileHistoryBackup;
+  /** The backup to attach; undefined for an attribution alone (the file is tracked already). */
+  backup: FileHistoryBackup | undefined;
+  /** Who is changing the file (issue 14): added to the entry that ends up in the snapshot. */
+  attribution: EditAttribution | undefined;
   settle(outcome: AttachOutcome): void;
 }
 
@@ -37,7 +45,8 @@ export function attachBackup(
   updateState: FileHistoryStateUpdater,
   context: FileHistoryContext,
   trackingPath: string,
-  backup: FileHistoryBackup,
+  backup: FileHistoryBackup | undefined,
+  attribution?: EditAttribution,
 ): Promise<AttachOutcome> {
   let batch = pendingBatches.get(updateState);
   if (batch === undefined) {
@@ -46,7 +55,7 @@ export function attachBackup(
     setImmediate(() => flush(updateState));
   }
   const items = batch.items;
-  return new Promise((settle) => items.push({ trackingPath, backup, settle }));
+  return new Promise((settle) => items.push({ trackingPath, backup, attribution, settle }));
 }
 
 function flush(updateState: FileHistoryStateUpdater): void {
@@ -54,6 +63,7 @@ function flush(updateState: FileHistoryStateUpdater): void {
   pendingBatches.delete(updateState);
   if (batch === undefined) return;
   const won = new Set<PendingAttach>();
+  const attributed = new Set<PendingAttach>();
   let committed: FileHistorySnapshot | undefined;
   let finalState: FileHistoryState | undefined;
   try {
@@ -65,12 +75,22 @@ function flush(updateState: FileHistoryStateUpdater): void {
       // attached, never a copy of what is already tracked (see FileHistorySnapshot).
       const backups = latest.trackedFileBackups;
       for (const item of batch.items) {
-        if (backups[item.trackingPath] !== undefined) continue;
-        backups[item.trackingPath] = item.backup;
+        const existing = backups[item.trackingPath];
+        if (existing !== undefined || item.backup === undefined) {
+          // The file is tracked (now): only the attribution, if this agent is not listed yet; the
+          // entry is replaced in place (a new object, so snapshots sharing the old one keep it).
+          if (existing === undefined || item.attribution === undefined) continue;
+          const entry = withAttribution(existing, item.attribution);
+          if (entry === existing) continue;
+          backups[item.trackingPath] = entry;
+          attributed.add(item);
+          continue;
+        }
+        backups[item.trackingPath] = item.attribution === undefined ? item.backup : withAttribution(item.backup, item.attribution);
         state.trackedFiles.add(item.trackingPath);
         won.add(item);
       }
-      if (won.size === 0) return state;
+      if (won.size === 0 && attributed.size === 0) return state;
       committed = latest;
       finalState = setStateBookkeeping({ ...state }, { superseded: state.superseded, heldSnapshots: state.heldSnapshots });
       return finalState;
@@ -81,9 +101,10 @@ function flush(updateState: FileHistoryStateUpdater): void {
     for (const item of batch.items) item.settle({ attached: true, recorded: failed });
     return;
   }
-  const recorded = committed === undefined ? Promise.resolve() : (batch.context.recordSnapshot?.(committed, true, [...won].map((item) => item.trackingPath)) ?? Promise.resolve());
+  const changedPaths = [...new Set([...won, ...attributed].map((item) => item.trackingPath))];
+  const recorded = committed === undefined ? Promise.resolve() : (batch.context.recordSnapshot?.(committed, true, changedPaths) ?? Promise.resolve());
   recorded.catch(() => undefined);
   for (const item of batch.items) {
-    item.settle(won.has(item) ? { attached: true, recorded } : { attached: false, state: finalState });
+    item.settle(won.has(item) ? { attached: true, recorded } : attributed.has(item) ? { attached: false, state: finalState, recorded } : { attached: false, state: finalState });
   }
 }

@@ -18,7 +18,12 @@
  * With no snapshot yet there is no turn to attach the backup to. The seed returns without doing
  * anything (it logs "Missing most recent snapshot"), so the edit goes without a backup; fh throws
  * `NotFoundError` instead, so a host that skipped `makeSnapshot` learns of it before the agent
- * writes. A sub-agent handle (whose updater captures no state, seed 004 §8) still does nothing.
+ * writes. A no-op updater (one that captures no state, seed 004 §8) still does nothing.
+ *
+ * Attribution (issue 14): the entry of the turn records who changed the file (`changedBy`):
+ * `agent` (default the main agent) is added the first time it changes the file in the turn — on
+ * the new backup, or, when the turn already tracks the file, on its entry alone (one record, no
+ * copy). An agent already listed costs nothing.
  */
 import { resolve } from 'node:path';
 import { attachBackup } from './attach-backups.js';
@@ -28,16 +33,22 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { toAbsolutePath, toTrackingPath } from '../paths.js';
 import { realTrackingPath, resolveLinks } from './resolve-links.js';
 import { isBackupReferenced, nextVersion } from '../state/state-queries.js';
+import { attributionFor, entryChangedBy, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
 
 /**
- * Call before an agent writes `path` (absolute, or relative to the project root). Resolves once the
+ * Call before `agent` (default: the main agent) writes `path` (absolute, or relative to the project root). Resolves once the
  * backup exists and, when the context records snapshots, once the updated snapshot is durable in
  * the session log. Throws `OutsideRootError` naming the path if it lies outside the project root or
  * inside the store's own storage, `NotFoundError` if the session has no snapshot yet,
  * `InvalidArgumentError` if it is a directory, and the store's or log's errors; on any error the
  * state is unchanged and no backup object is left behind.
  */
-export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater, path: string, context: FileHistoryContext): Promise<void> {
+export async function fileHistoryTrackEdit(
+  updateState: FileHistoryStateUpdater,
+  path: string,
+  context: FileHistoryContext,
+  agent: AgentIdentity = MAIN_AGENT,
+): Promise<void> {
   const givenTrackingPath = await trackingPathOf(context, path);
   const givenAbsolutePath = toAbsolutePath(context.projectRoot, givenTrackingPath);
   if (context.store.containsPath(givenAbsolutePath)) {
@@ -56,15 +67,23 @@ export async function fileHistoryTrackEdit(updateState: FileHistoryStateUpdater,
   if (absolutePath !== givenAbsolutePath && context.store.containsPath(absolutePath)) {
     throw new OutsideRootError(`${path} leads to ${absolutePath}, inside fh's own storage, which is never tracked`);
   }
-  if (mostRecent.trackedFileBackups[trackingPath] !== undefined) return;
+  const attribution = attributionFor(agent, new Date());
+  const tracked = mostRecent.trackedFileBackups[trackingPath];
+  if (tracked !== undefined) {
+    if (entryChangedBy(tracked, agent)) return;
+    const outcome = await attachBackup(updateState, context, trackingPath, undefined, attribution);
+    await outcome.recorded;
+    return;
+  }
 
   const backup = await context.limit(() => createBackup(context, absolutePath, nextVersion(captured, trackingPath)));
 
-  const outcome = await attachBackup(updateState, context, trackingPath, backup);
+  const outcome = await attachBackup(updateState, context, trackingPath, backup, attribution);
   if (outcome.attached) {
     await outcome.recorded;
     return;
   }
+  await outcome.recorded;
   if (backup.backupFileName !== null && (outcome.state === undefined || !isBackupReferenced(outcome.state, backup.backupFileName, trackingPath))) {
     await context.store.deleteBackup(context.sessionId, backup.backupFileName);
   }

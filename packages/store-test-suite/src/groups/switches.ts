@@ -32,25 +32,46 @@ export function switchesTests(workspace: () => Workspace): void {
       expect(await w.backups()).toEqual({});
     });
 
-    it("a subagent's handle reads the main history but neither tracks edits nor makes snapshots", async () => {
+    it("a sub-agent's handle backs its edits up into the main turn, attributed to it, and makes no snapshot", async () => {
       const w = workspace();
       await w.write('main.txt', 'main\n');
       await w.write('sub.txt', 'sub\n');
       const history = await w.open();
       await history.makeSnapshot('m1');
       await history.trackEdit('main.txt');
-      const subagent = history.forSubagent();
+      const subagent = history.forSubagent({ agentId: 'a96cf8a57447af436', agentType: 'general-purpose' });
+      expect(subagent.agent).toEqual({ agentId: 'a96cf8a57447af436', agentType: 'general-purpose' });
       await subagent.trackEdit('sub.txt');
+      await subagent.trackEdit('main.txt');
+      await history.trackEdit('main.txt');
       expect(await subagent.makeSnapshot('sub-message')).toBeUndefined();
       await w.write('main.txt', 'main edited\n');
+      await w.write('sub.txt', 'sub edited\n');
 
       expect(history.state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(['m1']);
-      expect([...history.state.trackedFiles]).toEqual(['main.txt']);
+      expect([...history.state.trackedFiles].sort()).toEqual(['main.txt', 'sub.txt']);
+      const backups = history.state.snapshots[0]?.trackedFileBackups ?? {};
+      expect(backups['main.txt']?.changedBy?.map((item) => ({ ...item, at: undefined }))).toEqual([
+        { by: 'main', at: undefined },
+        { by: 'subagent', agentId: 'a96cf8a57447af436', agentType: 'general-purpose', at: undefined },
+      ]);
+      expect(backups['sub.txt']?.changedBy?.map((item) => ({ ...item, at: undefined }))).toEqual([
+        { by: 'subagent', agentId: 'a96cf8a57447af436', agentType: 'general-purpose', at: undefined },
+      ]);
       expect(subagent.state).toBe(history.state);
       expect(subagent.canRestore('m1')).toBe(true);
-      expect(await subagent.hasAnyChanges('m1')).toBe(true);
-      expect((await subagent.getDiffStats('m1')).filesChanged).toEqual(['main.txt']);
-      expect(Object.keys(await w.backups())).toEqual([w.backupName('main.txt', 1)]);
+      expect((await subagent.getDiffStats('m1')).filesChanged).toEqual(['main.txt', 'sub.txt']);
+      expect(Object.keys(await w.backups()).sort()).toEqual([w.backupName('main.txt', 1), w.backupName('sub.txt', 1)].sort());
+      expect(() => history.forSubagent({ agentId: '' })).toThrow('forSubagent takes { agentId, agentType? } with a non-empty agentId, got {"agentId":""}');
+
+      const reopened = await (async () => {
+        await history.close();
+        return w.open();
+      })();
+      expect(reopened.state.snapshots[0]?.trackedFileBackups['sub.txt']?.changedBy).toEqual(backups['sub.txt']?.changedBy);
+      await reopened.makeSnapshot('m2');
+      expect(reopened.state.snapshots[1]?.trackedFileBackups['sub.txt']?.changedBy).toBeUndefined();
+      await reopened.close();
     });
   });
 }

@@ -79,7 +79,7 @@ export function trackEditTests(workspace: () => Workspace): void {
       );
       expect(history.state).toEqual({ snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 });
       expect(await w.backups()).toEqual({});
-      await history.forSubagent().trackEdit('early.txt');
+      await expect(history.forSubagent({ agentId: 'a1' }).trackEdit('early.txt')).rejects.toThrow(NotFoundError);
       expect(await w.backups()).toEqual({});
     });
 
