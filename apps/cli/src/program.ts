@@ -132,7 +132,8 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--patch', 'print a git-style patch from now to the checkpoint (git apply takes it; through $PAGER on a terminal)')
     .option('--stat', "print git's diffstat (path | changes +++---)")
     .option('--name-only', 'print only the paths that would change')
-    .option('--paths <paths...>', 'only these tracked files')
+    .option('--paths <paths...>', 'only these tracked files (with --agent: conflicting files to include)')
+    .option('--agent <agentId>', "only the files this agent changed after the checkpoint ('main', a sub-agent id or a unique prefix)")
     .action(action(async () => (await import('./commands/diff.js')).run));
 
   program
@@ -142,7 +143,8 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .argument('[paths...]', 'only these tracked files (after --, so a path may start with a dash)')
     .addOption(new Option('--mode <mode>', 'what to rewind; summarize / summarize_up_to write a new session with the messages from (or before) the prompt replaced by a summary').choices(['both', 'code', 'conversation', 'summarize', 'summarize_up_to']))
     .option('--summarize-command <cmd>', 'the command that summarizes (run by sh; the conversation on stdin, the summary on stdout; default: $FH_SUMMARIZE_COMMAND); offers the summarize options')
-    .option('--paths <paths...>', 'only these tracked files')
+    .option('--paths <paths...>', 'only these tracked files (with --agent: conflicting files to include)')
+    .option('--agent <agentId>', "only the files this agent changed after the checkpoint ('main', a sub-agent id or a unique prefix)")
     .option('--dry-run', 'show what would change and change nothing')
     .option('--yes', 'do not ask (needed without a terminal)')
     .option('--include-outside', 'also rewind the files a Claude Code session tracked outside the project (plan files, /tmp, a sibling project)')

@@ -51,8 +51,19 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     const { result, json } = await box.fhJson<{ checkpoints: Array<Record<string, unknown>> }>(['--session', SESSION, 'list']);
     expect(result.exitCode).toBe(0);
     expect(json.checkpoints.map(({ timestamp, ...rest }) => (expect(typeof timestamp).toBe('string'), rest))).toEqual([
-      { turn: 1, messageId: 'm1', prompt: 'first prompt', filesChanged: ['a.txt', 'c.txt'], insertions: 1, deletions: 2, failed: [], refusals: [], outside: null },
-      { turn: 2, messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [], refusals: [], outside: null },
+      {
+        turn: 1,
+        messageId: 'm1',
+        prompt: 'first prompt',
+        filesChanged: ['a.txt', 'c.txt'],
+        insertions: 1,
+        deletions: 2,
+        failed: [],
+        refusals: [],
+        outside: null,
+        agents: [{ by: 'main', agentId: null, agentType: null, paths: ['a.txt', 'c.txt', 'run.sh'] }],
+      },
+      { turn: 2, messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [], refusals: [], outside: null, agents: [] },
     ]);
     const human = await box.fh(['--session', SESSION, 'list']);
     expect(human.stdout).toContain('m1');

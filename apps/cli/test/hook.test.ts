@@ -311,6 +311,9 @@ describe('fh hook: PreToolUse before any prompt', () => {
     for (let turn = 0; turn < 60; turn += 1) await history.makeSnapshot(`turn-${turn}`);
     await history.close();
     expect((await stat(join(box.home, '.fh', 'sessions', `${SESSION}.jsonl`))).size).toBeGreaterThan(1.2 * 1024 * 1024);
+    // The turn's first edit of f7.ts records the main agent in its entry (issue 14), under the lock;
+    // a later edit of it by the same agent is decided from the log's ends alone.
+    expect(await hook(box, (await event('pre-tool-use-edit', box)).replace('build.sh', 'src/f7.ts'))).toEqual(quiet);
 
     const lock = await store.lockSession(SESSION);
     try {

@@ -15,9 +15,15 @@
  * (`outside`: the same stats, paths absolute, for the files a Claude Code session tracked outside
  * the project, which `fh rewind` changes only with `--include-outside`; null when it tracked none
  * or `--paths` is given). Human output adds their summary after the project's.
+ *
+ * `--agent <agentId>` (`main`, a sub-agent id or a unique prefix; issue 14): only the files that
+ * agent changed after the checkpoint; a file other agents changed too is a conflict, listed in
+ * `skipped` with who changed it and left out unless `--paths` names it. JSON adds `"agent": { "by",
+ * "agentId", "agentType", "paths", "conflicts": [{ "path", "changedBy": [agent…] }] }`.
  */
 import { resolve } from 'node:path';
-import { rewindRefusals, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
+import { conflictSkip, rewindRefusals, selectAgentChanges, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
+import { selectionDocument, selectionLines } from '../agent-lines.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -37,6 +43,7 @@ export interface DiffOptions {
   stat?: boolean;
   nameOnly?: boolean;
   paths?: string[];
+  agent?: string;
 }
 
 /** Run `fh diff`. */
@@ -49,17 +56,31 @@ export async function run(context: CommandContext, messageArgument: string | und
   const session = await openSession(context, { lock: false });
   try {
     const messageId = resolveMessageId(context, session, split.messageId);
-    const paths = split.paths?.map((path) => resolve(context.cwd, path));
-    const plain = await context.output.withProgress(
+    const givenPaths = split.paths?.map((path) => resolve(context.cwd, path));
+    const selection =
+      options.agent === undefined
+        ? undefined
+        : selectAgentChanges(session.history.state, messageId, options.agent, { projectRoot: session.projectRoot, ...(givenPaths === undefined ? {} : { paths: givenPaths }) });
+    const paths = selection?.paths ?? givenPaths;
+    const counted = await context.output.withProgress(
       'comparing files',
       (onProgress) => session.history.getDiffStats(messageId, { ...(paths === undefined ? {} : { paths }), onProgress }),
       { unit: 'files' },
     );
+    const plain = selection === undefined ? counted : { ...counted, skipped: [...(counted.skipped ?? []), ...selection.conflicts.map(conflictSkip)] };
     const stats: StatsWithRefusals & DiffStats = { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
     const patch = options.patch === true ? await gitPatch(session, messageId, stats, context.output) : undefined;
     const colors = context.output.colors;
     const outside = paths === undefined ? await outsideStats(session, messageId) : null;
-    const document = { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, ...stats, ...(patch === undefined ? {} : { patch }), outside };
+    const document = {
+      sessionId: session.sessionId,
+      projectRoot: session.projectRoot,
+      messageId,
+      ...stats,
+      ...(selection === undefined ? {} : { agent: selectionDocument(selection) }),
+      ...(patch === undefined ? {} : { patch }),
+      outside,
+    };
     if (context.output.json) {
       context.output.writeDocument(document);
       return;
@@ -72,6 +93,7 @@ export async function run(context: CommandContext, messageArgument: string | und
       return;
     }
     const summary = [
+      ...(selection === undefined ? [] : selectionLines(selection, colors)),
       ...renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, {
         refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats),
       }),

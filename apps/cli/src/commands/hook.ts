@@ -52,6 +52,13 @@ export interface HookEvent {
   tool_input?: unknown;
   tool_use_id?: unknown;
   prompt?: unknown;
+  /**
+   * Set by Claude Code (2.1.69 and later) on events fired inside a sub-agent: its id. Absent for
+   * the main agent (also when it runs as a named agent with `--agent`, which sets `agent_type` only).
+   */
+  agent_id?: unknown;
+  /** The sub-agent's type (`general-purpose`, `Explore`, a custom agent's name). */
+  agent_type?: unknown;
 }
 
 /** Where the hook keeps its data: `--store` and `--project` as given (both optional). */
@@ -135,7 +142,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest }, { openFhHistory }, store] =
+  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest, agentFromIds, entryChangedBy }, { openFhHistory }, store] =
     await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
@@ -175,6 +182,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     process.stderr.write(`fh hook: warning: ${message}\n`);
   };
   const absolutePath = path === undefined ? undefined : isAbsolute(path) ? path : resolve(cwd, path);
+  const agent = agentFromIds(event.agent_id, event.agent_type);
   if (absolutePath !== undefined) {
     const latest = (partial ? latestSnapshotFromTail(ends.tail, { projectRoot }) : undefined) ?? latestSnapshotFromLog(await allRecords(), { projectRoot });
     let key: string | undefined;
@@ -185,7 +193,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     }
     // Only a path with no symlink on the way is settled here: through a link, the file the edit
     // writes is another one, which trackEdit resolves and may not have backed up yet.
-    if (key !== undefined && latest?.trackedFileBackups[key] !== undefined && !throughSymlink(projectRoot, absolutePath, realPathOrNearest)) return;
+    const entry = key === undefined ? undefined : latest?.trackedFileBackups[key];
+    if (entry !== undefined && entryChangedBy(entry, agent) && !throughSymlink(projectRoot, absolutePath, realPathOrNearest)) return;
   }
   // Every event needs only the newest snapshot: trackEdit and the command windows attach to it,
   // and a prompt's makeSnapshot continues from it (the full record carries what retention needs),
@@ -201,7 +210,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
       // No snapshot yet (no prompt seen, e.g. hooks installed mid-session): take a session-start
       // checkpoint first, so this edit has a turn to attach its backup to.
       if (history.state.snapshots.length === 0) await history.makeSnapshot(randomUUID());
-      await history.trackEdit(absolutePath);
+      await (agent.by === 'subagent' ? history.forSubagent(agent).trackEdit(absolutePath) : history.trackEdit(absolutePath));
       return;
     }
     // Commands still open ran in the turn that is ending: attach what they changed to its

@@ -1,7 +1,9 @@
 /**
  * `fh list`: the session's checkpoints, oldest first: the turn number (what `fh diff 3` and
  * `fh rewind -2` take), message id, time, the prompt (excerpt) and what rewinding there would
- * change now (files, +/-), and — after the table — why a rewind there would be refused.
+ * change now (files, +/-), and — after the table — why a rewind there would be refused, and, for
+ * each turn in which sub-agents changed files, one line per agent with the files it changed in
+ * that turn (issue 14).
  *
  * Only checkpoints a person can rewind to are listed (Claude Code's rule, `offeredCheckpointIds`):
  * those of prompts on the current branch of the conversation, and for fh's own sessions also
@@ -12,10 +14,12 @@
  * JSON: `{ "sessionId", "projectRoot", "checkpoints": [{ "turn", "messageId", "timestamp", "prompt"
  * (null when not recorded), "filesChanged", "insertions", "deletions", "failed": [{ "path",
  * "reason" }], "refusals": [{ "path", "kind", "reason" }], "outside": { "filesChanged",
- * "insertions", "deletions" } | null }] }` (`outside`: null when the session tracked no file
- * outside the project).
+ * "insertions", "deletions" } | null, "agents": [{ "by": "main"|"subagent", "agentId",
+ * "agentType", "paths" }] }] }` (`outside`: null when the session tracked no file outside the
+ * project; `agents`: who changed which tracked files during that turn, the main agent first).
  */
-import { isTranscriptMessage, offeredCheckpointIds, promptForResubmit, rewindRefusals, type RewindRefusal } from '@fh/core';
+import { isTranscriptMessage, offeredCheckpointIds, promptForResubmit, rewindRefusals, turnAgentChanges, type RewindRefusal } from '@fh/core';
+import { agentDocument, turnAgentLines } from '../agent-lines.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { displayId, displayPath, excerpt, formatTime } from '../format.js';
@@ -38,6 +42,8 @@ export interface CheckpointRow {
   refusals: RewindRefusal[];
   /** What rewinding would change outside the project (absolute paths); null when the session tracked nothing there. */
   outside: { filesChanged: string[]; insertions: number; deletions: number } | null;
+  /** Who changed which tracked files during the turn (issue 14). */
+  agents: Array<ReturnType<typeof agentDocument> & { paths: string[] }>;
 }
 
 /** Run `fh list`. */
@@ -54,7 +60,10 @@ export async function run(context: CommandContext): Promise<void> {
     const outsideHistory = session.outsideHistory;
     const progress = context.output.progress('computing diff stats', snapshots.length, { unit: 'checkpoints' });
     const checkpoints: CheckpointRow[] = [];
+    const agentLines: string[] = [];
     for (const [index, snapshot] of snapshots.entries()) {
+      const changes = turnAgentChanges(snapshot);
+      if (changes.some((change) => change.agent.by === 'subagent')) agentLines.push(`changed by agents in turn ${index + 1} (${displayId(snapshot.messageId)}):`, ...turnAgentLines(changes));
       const stats = await session.history.getDiffStats(snapshot.messageId);
       const outside = outsideHistory?.canRestore(snapshot.messageId) === true ? await outsideHistory.getDiffStats(snapshot.messageId) : undefined;
       checkpoints.push({
@@ -68,6 +77,7 @@ export async function run(context: CommandContext): Promise<void> {
         failed: stats.failed ?? [],
         refusals: rewindRefusals(session.history.state, snapshot.messageId, stats),
         outside: outside === undefined ? null : { filesChanged: outside.filesChanged.map((path) => `/${path}`), insertions: outside.insertions, deletions: outside.deletions },
+        agents: changes.map((change) => ({ ...agentDocument(change.agent), paths: change.paths })),
       });
       progress.tick();
     }
@@ -101,6 +111,7 @@ export async function run(context: CommandContext): Promise<void> {
               colors,
             ),
             ...refusalLines(checkpoints, colors),
+            ...agentLines,
           ],
     );
   } finally {

@@ -1,5 +1,10 @@
 /**
- * `fh rewind [messageId] [--mode both|code|conversation] [--paths <p…>] [--dry-run] [--yes]`.
+ * `fh rewind [messageId] [--mode both|code|conversation] [--paths <p…>] [--agent <agentId>] [--dry-run] [--yes]`.
+ *
+ * `--agent <agentId>` (`main`, a sub-agent id or a unique prefix; issue 14): only the files that
+ * agent changed after the checkpoint are rewound; a file other agents changed too is a conflict,
+ * reported (skipped, with who changed it) and left alone unless `--paths` names it. It implies
+ * `--mode code` unless a mode is given. JSON adds `"agent"` (see `fh diff`).
  *
  * Without a message id on a terminal it opens the interactive menu (seed 000 §2); without a
  * terminal it needs a message id. Before changing anything it asks on the terminal — or, without
@@ -48,6 +53,7 @@ import {
   isTranscriptMessage,
   promptForResubmit,
   rewindConversation,
+  turnAgentChanges,
   type ConversationRecord,
   type PromptForResubmit,
   type RewindPreview,
@@ -63,6 +69,7 @@ import { displayId, displayPath, escapeControl, plural } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
+import { selectionDocument, selectionLines } from '../agent-lines.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { filePatch } from '../file-patch.js';
 import { commandSummarizer, summarizeCommandFor } from '../summarize-command.js';
@@ -73,6 +80,7 @@ import type { MenuEntry, RewindMode } from '../menu/rewind-menu.js';
 export interface RewindCommandOptions {
   mode?: RewindMode;
   paths?: string[];
+  agent?: string;
   dryRun?: boolean;
   yes?: boolean;
   includeOutside?: boolean;
@@ -96,6 +104,8 @@ export async function run(context: CommandContext, messageArgument: string | und
     let rewinder = await rewindSessionFor(context, session, summarize === undefined ? {} : { summarize });
     let messageId = messageIdArgument === undefined ? undefined : resolveMessageId(context, session, messageIdArgument, rewinder);
     let mode = options.mode;
+    let agent = options.agent;
+    if (agent !== undefined) mode ??= 'code';
     let confirmed = options.yes === true;
     if (messageId === undefined) {
       if (!isInteractive(context)) {
@@ -121,12 +131,15 @@ export async function run(context: CommandContext, messageArgument: string | und
       }
       messageId = choice.messageId;
       mode = choice.mode;
+      if (choice.agent !== undefined) agent = choice.agent;
       confirmed = true;
     }
     const hasMessage = isRecordedPrompt(rewinder, messageId);
     const canRestore = session.history.canRestore(messageId);
     mode ??= hasMessage && canRestore ? 'both' : canRestore || !hasMessage ? 'code' : 'conversation';
     const paths = split.paths?.map((path) => resolve(context.cwd, path));
+    if (agent !== undefined && mode === 'conversation') throw new UsageError('--agent limits a code rewind; it cannot be used with --mode conversation');
+    const filter = { ...(paths === undefined ? {} : { paths }), ...(agent === undefined ? {} : { agent }) };
     const codeMode = mode === 'both' || mode === 'code';
     const shownId = displayId(messageId);
     const hintWords = [...(options.mode === undefined ? [] : ['--mode', mode]), ...(options.yes === true ? ['--yes'] : [])];
@@ -143,8 +156,8 @@ export async function run(context: CommandContext, messageArgument: string | und
       confirmed = await rewinder.isLosslessRewind(messageId);
     }
     if (options.dryRun === true || !confirmed) {
-      const preview = codeMode ? await rewinder.preview(messageId, paths === undefined ? {} : { paths }) : null;
-      const outsidePreview = codeMode && paths === undefined ? ((await rewinder.previewOutside(messageId)) ?? null) : null;
+      const preview = codeMode ? await rewinder.preview(messageId, filter) : null;
+      const outsidePreview = codeMode && paths === undefined && agent === undefined ? ((await rewinder.previewOutside(messageId)) ?? null) : null;
       const conversation = mode === 'code' ? null : conversationPreview(rewinder, messageId);
       const outsideLines =
         outsidePreview === null
@@ -152,8 +165,9 @@ export async function run(context: CommandContext, messageArgument: string | und
           : renderDiffStats(outsidePreview, context.output.colors, options.includeOutside === true ? 'Outside the project (--include-outside), rewinding' : 'Outside the project (left unless --include-outside is given), rewinding');
       if (options.dryRun === true) {
         context.output.result(
-          { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation, outsidePreview },
+          { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: true, code: null, preview, undoId: null, conversation, outsidePreview, ...(preview?.agent === undefined ? {} : { agent: selectionDocument(preview.agent) }) },
           () => [
+            ...(preview?.agent === undefined ? [] : selectionLines(preview.agent, context.output.colors)),
             ...(preview === null
               ? []
               : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
@@ -172,9 +186,12 @@ export async function run(context: CommandContext, messageArgument: string | und
       const summary =
         preview === null
           ? []
-          : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
-              refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
-            });
+          : [
+              ...(preview.agent === undefined ? [] : selectionLines(preview.agent, context.output.colors)),
+              ...renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
+                refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
+              }),
+            ];
       for (const line of [...summary, ...outsideLines]) context.output.line(line);
       if (preview !== null && preview.changedSinceLatestSnapshot.length > 0) {
         context.output.line(context.output.colors.yellow(`Changed since the last checkpoint (kept in the undo point): ${preview.changedSinceLatestSnapshot.map(displayPath).join(', ')}`));
@@ -205,13 +222,13 @@ export async function run(context: CommandContext, messageArgument: string | und
       .restore({
         messageId,
         mode,
-        ...(paths === undefined ? {} : { paths }),
-        ...(options.includeOutside === true && paths === undefined ? { includeOutside: true } : {}),
+        ...filter,
+        ...(options.includeOutside === true && paths === undefined && agent === undefined ? { includeOutside: true } : {}),
         onUndoPointSaved: () => (writing = true),
       })
       .catch(async (error: unknown) => {
         if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
-        const stats = await rewinder.preview(messageId, paths === undefined ? {} : { paths });
+        const stats = await rewinder.preview(messageId, filter);
         throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords));
       })
       .finally(() => process.removeListener('SIGINT', onInterrupt));
@@ -237,8 +254,9 @@ export async function run(context: CommandContext, messageArgument: string | und
     const colors = context.output.colors;
     const ownConversation = !session.claude && conversation !== null;
     context.output.result(
-      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation, outside },
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation, outside, ...(result.agent === undefined ? {} : { agent: selectionDocument(result.agent) }) },
       () => [
+        ...(result.agent === undefined ? [] : selectionLines(result.agent, colors)),
         ...(code === null
           ? []
           : [
@@ -339,6 +357,11 @@ function conversationPreview(rewinder: RewindSession, messageId: string) {
  */
 async function menuEntries(context: CommandContext, session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
   const history = session.history;
+  const subagents = new Map<string, Array<{ agentId: string; agentType?: string }>>();
+  for (const snapshot of history.state.snapshots) {
+    const agents = turnAgentChanges(snapshot).flatMap((change) => (change.agent.by === 'subagent' ? [change.agent] : []));
+    subagents.set(snapshot.messageId, agents.map((agent) => (agent.agentType === undefined ? { agentId: agent.agentId } : { agentId: agent.agentId, agentType: agent.agentType })));
+  }
   const entries: Array<MenuEntry & { order: number }> = [];
   const seen = new Set<string>();
   const prompts = rewinder.selectableMessages();
@@ -361,6 +384,7 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
       canRestore,
       stats: canRestore ? await rewinder.preview(selectable.messageId) : undefined,
       ...(canRestore ? outsideField(await rewinder.previewOutside(selectable.messageId)) : {}),
+      subagents: canRestore ? (subagents.get(selectable.messageId) ?? []) : [],
       order: timestamp?.getTime() ?? position,
     });
   }
@@ -382,6 +406,7 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
       canRestore: true,
       stats: await rewinder.preview(snapshot.messageId),
       ...outsideField(await rewinder.previewOutside(snapshot.messageId)),
+      subagents: subagents.get(snapshot.messageId) ?? [],
       order: snapshot.timestamp.getTime(),
     });
   }

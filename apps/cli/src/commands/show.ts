@@ -6,9 +6,12 @@
  *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "turn" | null, "timestamp" | null, "prompt" |
  * null, "reply" | null, "stats": DiffStats & { "refusals" } | null }` (`reply`: the whole reply
- * text; `stats`: null when the message has no checkpoint).
+ * text; `stats`: null when the message has no checkpoint), plus `"agents": [{ "by", "agentId",
+ * "agentType", "paths" }]`: who changed which tracked files during the turn (issue 14; empty
+ * without a checkpoint), printed one line per agent.
  */
-import { currentBranchRecords, isTranscriptMessage, promptForResubmit, RewindSession, rewindRefusals, turnReplyText } from '@fh/core';
+import { currentBranchRecords, isTranscriptMessage, promptForResubmit, RewindSession, rewindRefusals, turnAgentChanges, turnReplyText } from '@fh/core';
+import { agentDocument, turnAgentLines } from '../agent-lines.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { displayId, displayPath, escapeControl, formatTime } from '../format.js';
@@ -41,9 +44,11 @@ export async function run(context: CommandContext, reference: string): Promise<v
       : undefined;
     const stats = plain === undefined ? null : { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
     const reply = turnReplyText(branch, messageId) ?? null;
+    const changes = snapshot === undefined ? [] : turnAgentChanges(snapshot);
+    const agents = changes.map((change) => ({ ...agentDocument(change.agent), paths: change.paths }));
     const colors = context.output.colors;
     context.output.result(
-      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, turn: turnIndex === -1 ? null : turnIndex + 1, timestamp, prompt, reply, stats },
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, turn: turnIndex === -1 ? null : turnIndex + 1, timestamp, prompt, reply, stats, agents },
       () => {
         const replyLines = reply === null ? [] : escapeControl(reply, { keepLines: true }).split('\n');
         return [
@@ -55,6 +60,7 @@ export async function run(context: CommandContext, reference: string): Promise<v
           ...(stats === null
             ? ['No checkpoint: only the conversation can be rewound here.']
             : renderDiffStats(stats, colors, 'Rewinding here', { refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats) })),
+          ...(changes.length === 0 ? [] : ['', 'Changed in this turn by:', ...turnAgentLines(changes, '  ')]),
           ...(reply === null
             ? []
             : [

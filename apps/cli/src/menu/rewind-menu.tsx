@@ -10,7 +10,9 @@
  *    conversation only, the code only, summarize from here / up to here when a summarize command
  *    is set — with the files and +/- the code options would change, and "never mind". Code
  *    options appear only where the prompt has a checkpoint, conversation options only where the
- *    prompt was recorded. `f` (or →) lists the files.
+ *    prompt was recorded. `f` (or →) lists the files. When sub-agents changed files in that turn,
+ *    each gets "Restore code: only the changes of sub-agent …" (issue 14): a rewind of just the
+ *    files that agent changed after the checkpoint, files other agents changed too left alone.
  * 3. The files the code rewind changes; Enter (or →) shows the selected file's patch (4), which
  *    scrolls.
  *
@@ -47,12 +49,16 @@ export interface MenuEntry {
   stats: RewindPreview | undefined;
   /** What the rewind would change outside the project (left unless `--include-outside`); absent when the session tracked nothing there. */
   outside?: RewindPreview;
+  /** The sub-agents that changed files in this turn (their own restore option each). */
+  subagents?: ReadonlyArray<{ agentId: string; agentType?: string }>;
 }
 
 /** What the person chose. */
 export interface MenuChoice {
   messageId: string;
   mode: RewindMode;
+  /** "Only this sub-agent's changes": the sub-agent's id (mode `code`). */
+  agent?: string;
 }
 
 /** Options of {@link runRewindMenu}. */
@@ -74,18 +80,34 @@ const OPTION_LABELS: Record<OptionId, string> = {
   nevermind: 'Never mind',
 };
 
+/** A restore option: a mode, or the code of one sub-agent only (issue 14). */
+export type MenuOption = OptionId | { agentId: string; label: string };
+
 /** The restore options an entry offers, default first (seed 000 §2). */
-export function optionsFor(entry: MenuEntry, canSummarize = false): OptionId[] {
-  const options: OptionId[] = [];
+export function optionsFor(entry: MenuEntry, canSummarize = false): MenuOption[] {
+  const options: MenuOption[] = [];
   if (entry.canRestore && entry.hasMessage) options.push('both');
   if (entry.hasMessage) options.push('conversation');
-  if (entry.canRestore) options.push('code');
+  if (entry.canRestore) {
+    options.push('code');
+    for (const agent of entry.subagents ?? []) {
+      options.push({ agentId: agent.agentId, label: `Restore code: only the changes of sub-agent ${agent.agentId}${agent.agentType === undefined ? '' : ` (${agent.agentType})`}` });
+    }
+  }
   if (canSummarize && entry.hasMessage) {
     options.push('summarize');
     if (entry.hasEarlierMessages === true) options.push('summarize_up_to');
   }
   options.push('nevermind');
   return options;
+}
+
+function optionLabel(option: MenuOption): string {
+  return typeof option === 'string' ? OPTION_LABELS[option] : option.label;
+}
+
+function optionKey(option: MenuOption): string {
+  return typeof option === 'string' ? option : `agent-${option.agentId}`;
 }
 
 function statsSummary(entry: MenuEntry): string {
@@ -225,7 +247,8 @@ function reduceMenu(context: MenuContext, state: MenuState, given: MenuAction): 
       if (action.type === 'back') return { ...state, screen: 'list' };
       if (action.type === 'files') return (chosen.stats?.files.length ?? 0) > 0 ? { ...state, screen: 'files', fileCursor: 0 } : state;
       if (action.type === 'enter') {
-        const option = options[state.optionCursor] as OptionId;
+        const option = options[state.optionCursor] as MenuOption;
+        if (typeof option !== 'string') return { ...state, outcome: { messageId: chosen.messageId, mode: 'code', agent: option.agentId } };
         return { ...state, outcome: option === 'nevermind' ? null : { messageId: chosen.messageId, mode: option } };
       }
       return state;
@@ -322,9 +345,9 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number; canSummarize:
         <Text bold>{`Rewind to: ${entry.text === '' ? displayId(entry.messageId) : excerpt(entry.text, columns)}`}</Text>
       </Row>
       {options.map((option, index) => (
-        <Row key={option} width={columns}>
+        <Row key={optionKey(option)} width={columns}>
           <Text color={index === props.cursor ? 'cyan' : undefined} bold={index === props.cursor}>
-            {`${index === props.cursor ? '❯ ' : '  '}${OPTION_LABELS[option]}`}
+            {`${index === props.cursor ? '❯ ' : '  '}${optionLabel(option)}`}
           </Text>
         </Row>
       ))}

@@ -70,18 +70,27 @@ export interface SelectAgentOptions {
   paths?: readonly string[];
 }
 
-/** Every agent named in the attributions of the snapshot of `messageId` and later ones, in order of first appearance. */
+/**
+ * Every agent named in the attributions of the snapshot of `messageId` and later ones: the main
+ * agent first, then sub-agents in the order of their first change.
+ */
 export function agentsSince(state: Readonly<FileHistoryState>, messageId: string): AgentIdentity[] {
-  const found = new Map<string, AgentIdentity>();
+  const found = new Map<string, { agent: AgentIdentity; first: number }>();
   for (const [, chain] of changesSince(state, messageId)) {
     for (const attribution of chain) {
       const agent = agentOf(attribution);
       const key = agentKey(agent);
+      const time = agent.by === 'main' ? -Infinity : attribution.at.getTime();
       const known = found.get(key);
-      if (known === undefined || (known.by === 'subagent' && known.agentType === undefined && agent.by === 'subagent' && agent.agentType !== undefined)) found.set(key, agent);
+      if (known === undefined) {
+        found.set(key, { agent, first: time });
+        continue;
+      }
+      if (time < known.first) known.first = time;
+      if (known.agent.by === 'subagent' && known.agent.agentType === undefined && agent.by === 'subagent' && agent.agentType !== undefined) known.agent = agent;
     }
   }
-  return [...found.values()];
+  return [...found.values()].sort((a, b) => a.first - b.first).map((entry) => entry.agent);
 }
 
 /**
