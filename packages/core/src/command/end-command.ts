@@ -16,6 +16,7 @@ import { createMetadataReader } from '../metadata.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
 import { nextVersion } from '../state/state-queries.js';
 import { attachBackup } from '../track/attach-backups.js';
+import { attributionFor, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
 import type { FileHistoryBackup } from '../types.js';
 import type { CommandJournal, CommandWindowRecord, PreImage, PreImageCache } from './command-journal.js';
 import { resolveCommandLimits, type CommandLimits } from './command-limits.js';
@@ -30,6 +31,11 @@ export interface EndCommandOptions {
   journal: CommandJournal;
   /** Size caps; see `command-limits.ts`. */
   limits?: CommandLimits;
+  /**
+   * Who ran the command (issue 14): every file it changed records this agent in its entry's
+   * `changedBy` — a sub-agent's id and type from the hook event, or the main agent (default).
+   */
+  agent?: AgentIdentity;
 }
 
 /** How a command changed a file. */
@@ -148,8 +154,10 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
   }
 
   await verifyReused(context, attachments, notCaptured);
-  const outcomes = await Promise.all(attachments.map((item) => attachBackup(updateState, context, item.path, item.backup)));
-  await Promise.all(outcomes.map((outcome) => (outcome.attached ? outcome.recorded : undefined)));
+  const attribution = attributionFor(options.agent ?? MAIN_AGENT, startedAt);
+  const attributed = captured.map((item) => attachBackup(updateState, context, item.path, undefined, attribution));
+  const outcomes = await Promise.all(attachments.map((item) => attachBackup(updateState, context, item.path, item.backup, attribution)));
+  await Promise.all([...outcomes, ...(await Promise.all(attributed))].map((outcome) => outcome.recorded));
   let cacheChanged = false;
   await Promise.all(
     attachments.map(async (item, index) => {
