@@ -4,6 +4,7 @@
  * (each PreToolUse before the tool writes, then the tool's write), then `fh list`, `fh diff
  * --agent`, `fh rewind --agent` and `fh undo` over real files.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ const AGENT_B = 'b7e8f9a0b1c2d3e45';
 interface HookEventLine {
   hook_event_name: string;
   tool_name?: string;
-  tool_input?: { file_path: string; content?: string; old_string?: string; new_string?: string; edits?: Array<{ old_string: string; new_string: string }> };
+  tool_input?: { file_path: string; command?: string; content?: string; old_string?: string; new_string?: string; edits?: Array<{ old_string: string; new_string: string }> };
 }
 
 /** The recorded events, with the sandbox's paths and session filled in. */
@@ -29,9 +30,13 @@ async function recordedEvents(box: Sandbox): Promise<string[]> {
 }
 
 /** What the tool of a PreToolUse event writes, done as the tool would (after the hook ran). */
-async function applyTool(event: HookEventLine): Promise<void> {
+async function applyTool(event: HookEventLine, project: string): Promise<void> {
   const input = event.tool_input;
   if (event.hook_event_name !== 'PreToolUse' || input === undefined) return;
+  if (event.tool_name === 'Bash') {
+    execFileSync('bash', ['-c', input.command as string], { cwd: project });
+    return;
+  }
   if (event.tool_name === 'Write') {
     await mkdir(dirname(input.file_path), { recursive: true });
     await writeFile(input.file_path, input.content as string);
@@ -55,6 +60,7 @@ const BEFORE = {
 
 const AFTER = {
   'README.md': { content: '# Parser\n\nNow with options.\n', mode: 0o644 },
+  'docs/api.md': { content: 'parse(text, options)\n', mode: 0o644 },
   'keep.txt': { content: 'nobody touches this\n', mode: 0o644 },
   'src/options.ts': { content: 'export interface Options { strict?: boolean }\n', mode: 0o644 },
   'src/parser.ts': { content: 'export const run = (a) => parse(a, options);\n', mode: 0o644 },
@@ -68,7 +74,7 @@ async function replay(box: Sandbox): Promise<string> {
   for (const line of await recordedEvents(box)) {
     const result = await runCli(['hook'], { home: box.home, cwd: box.project, input: line, env: { CLAUDE_PROJECT_DIR: box.project } });
     expect(result).toEqual({ exitCode: 0, stdout: '', stderr: '' });
-    await applyTool(JSON.parse(line) as HookEventLine);
+    await applyTool(JSON.parse(line) as HookEventLine, box.project);
   }
   expect(await readTree(box.project)).toEqual(AFTER);
   const list = await fh(box, ['list']);
@@ -100,7 +106,7 @@ describe('sub-agent attribution from hook events', () => {
         [
           { ...main, paths: ['README.md'] },
           { ...agentA, paths: ['src/options.ts', 'src/parser.ts', 'src/shared.ts'] },
-          { ...agentB, paths: ['src/shared.ts', 'test/parser.test.ts'] },
+          { ...agentB, paths: ['docs/api.md', 'src/shared.ts', 'test/parser.test.ts'] },
         ],
       ],
       ['Also mention the tests in the README', [{ ...main, paths: ['test/parser.test.ts'] }]],
@@ -112,7 +118,7 @@ describe('sub-agent attribution from hook events', () => {
     expect(lines.slice(at + 1, at + 4)).toEqual([
       '    main agent: README.md',
       `    sub-agent ${AGENT_A} (general-purpose): src/options.ts, src/parser.ts, src/shared.ts`,
-      `    sub-agent ${AGENT_B} (test-writer): src/shared.ts, test/parser.test.ts`,
+      `    sub-agent ${AGENT_B} (test-writer): docs/api.md, src/shared.ts, test/parser.test.ts`,
     ]);
   });
 
@@ -143,23 +149,23 @@ describe('sub-agent attribution from hook events', () => {
     expect(await readTree(box.project)).toEqual(AFTER);
   });
 
-  it('a file the main agent changed in a later turn is a conflict too; --paths rewinds a named conflict anyway', async () => {
+  it("a sub-agent's shell command is attributed to it; a file the main agent changed in a later turn is a conflict too; --paths rewinds a named conflict anyway", async () => {
     const dry = JSON.parse((await fh(box, ['rewind', turn, '--agent', AGENT_B, '--dry-run'])).stdout);
     expect(dry.agent).toEqual({
       ...agentB,
-      paths: [],
+      paths: ['docs/api.md'],
       conflicts: [
         { path: 'src/shared.ts', changedBy: [agentA] },
         { path: 'test/parser.test.ts', changedBy: [main] },
       ],
     });
-    expect(dry.preview.filesChanged).toEqual([]);
+    expect(dry.preview.filesChanged).toEqual(['docs/api.md']);
     expect(await readTree(box.project)).toEqual(AFTER);
 
     const forced = await fh(box, ['rewind', turn, '--agent', 'b7e', '--paths', 'test/parser.test.ts', '--yes']);
     expect(forced.exitCode).toBe(3);
-    expect(JSON.parse(forced.stdout).code.deleted).toEqual(['test/parser.test.ts']);
-    const { 'test/parser.test.ts': _test, ...rest } = AFTER;
+    expect(JSON.parse(forced.stdout).code.deleted).toEqual(['docs/api.md', 'test/parser.test.ts']);
+    const { 'test/parser.test.ts': _test, 'docs/api.md': _notes, ...rest } = AFTER;
     expect(await readTree(box.project)).toEqual(rest);
     expect((await fh(box, ['undo'])).exitCode).toBe(0);
     expect(await readTree(box.project)).toEqual(AFTER);

@@ -6,11 +6,14 @@
  * the background (`tool_input.run_in_background`) keeps its window open past its PostToolUse,
  * until the next prompt.
  *
+ * The files a command changed record the agent that ran it (the event's `agent_id` / `agent_type`,
+ * else the main agent) in their entries' `changedBy` (issue 14).
+ *
  * Reports go to stderr only (stdout stays empty): files fh could not capture and ignored paths
  * the command touched, one line each; nothing when everything was captured.
  */
 import { randomUUID } from 'node:crypto';
-import type { CommandCapture, FileHistory } from '@fh/core';
+import { agentFromIds, type CommandCapture, type FileHistory } from '@fh/core';
 import { COMMAND_TOOL, commandWindowMaxMs, describeMissed, endStaleWindows, openCommandTools, windowIdFor } from '../command-window.js';
 import type { StoreLocation } from '../store-uri.js';
 import type { HookEvent } from './hook.js';
@@ -61,7 +64,9 @@ export async function handleCommandEvent(history: FileHistory, command: CommandP
   // the next prompt (or FH_COMMAND_WINDOW_MAX_MS), so what it changes meanwhile is captured too.
   if (isBackground(event)) return;
   if ((await tools.journal.loadWindow(command.windowId)) !== undefined) {
-    reportCaptures([await history.endCommand(command.windowId, { probe: tools.probe, journal: tools.journal })]);
+    // The files the command changed are attributed to the agent that ran it (issue 14).
+    const agent = agentFromIds(event.agent_id, event.agent_type);
+    reportCaptures([await history.endCommand(command.windowId, { probe: tools.probe, journal: tools.journal, agent })]);
   }
   reportCaptures(await endStaleWindows(history, tools, maxAgeMs));
 }
