@@ -257,11 +257,14 @@ async function openClaudeHistory(readStore: ClaudeCodeStore, session: ClaudeCode
   const { ClaudeCodeStore } = await import('@fh/store-fs');
   const claudeStore = new ClaudeCodeStore({ configDir: readStore.configDir, projectRoot: session.projectRoot });
   const outsideHistory = await claudeStore.openOutsideFileHistory(session);
+  // Who changed what: the main transcript's and the sub-agent transcripts' edits (issue 14).
+  const { attributeClaudeSession } = await import('@fh/store-fs');
+  const { state } = await attributeClaudeSession(session);
   const history = await FileHistory.open({
     projectRoot: session.projectRoot,
     sessionId,
     store: claudeStore,
-    initialState: session.state,
+    initialState: state,
     log: false,
   });
   return {

@@ -3,3 +3,4 @@ export type { FsBackupStoreFileSystem, FsBackupStoreOptions, FsMetadataSync } fr
 export { FsSessionLog } from './fs-session-log.js';
 export * from './claude-code.js';
 export { TEMP_PREFIX, validateName } from './names.js';
+export * from './claude-subagents.js';
