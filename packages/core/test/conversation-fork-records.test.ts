@@ -102,4 +102,40 @@ describe('planFork', () => {
   it('a message of an abandoned branch cannot be forked from', () => {
     expect(() => planFork(branchedTranscript(), 'u2')).toThrow('No message with id u2 in the conversation');
   });
+
+  it('leaves out a tool_use with no tool_result at the fork point: every tool_use answered, every parentUuid resolvable', () => {
+    const part = (uuid: string, parentUuid: string, id: string, content: unknown[]): TranscriptMessage => ({
+      type: 'assistant', uuid, parentUuid, sessionId: 'old', message: { id, role: 'assistant', content } as TranscriptMessage['message'],
+    });
+    const use = (id: string) => ({ type: 'tool_use', id, name: 'Read', input: {} });
+    const result = (uuid: string, parentUuid: string, id: string): TranscriptMessage => ({
+      type: 'user', uuid, parentUuid, sessionId: 'old', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] },
+    });
+    const records: ConversationRecord[] = [
+      user('u1', null, 'one'),
+      part('a1', 'u1', 'm1', [{ type: 'text', text: 'reading both' }]),
+      part('a1b', 'a1', 'm1', [use('t1')]),
+      part('a1c', 'a1b', 'm1', [use('t2')]),
+      result('r1', 'a1c', 't1'),
+      result('r2', 'r1', 't2'),
+      part('a2', 'r2', 'm2', [{ type: 'text', text: 'one more' }, use('t3')]),
+      { type: 'progress', uuid: 'p3', parentUuid: 'a2', sessionId: 'old', parentToolUseID: 't3', data: {} },
+      part('a2b', 'p3', 'm2', [use('t4')]),
+      user('u2', 'a2b', 'stop, do this instead'),
+      assistant('a3', 'u2', 'ok'),
+    ];
+    const plan = planFork(records, 'u2', { sessionId: 'new' });
+    expect(plan.keptMessageIds).toEqual(['u1', 'a1', 'a1b', 'a1c', 'r1', 'r2', 'a2']);
+    expect(plan.messages[6]?.message?.content).toEqual([{ type: 'text', text: 'one more' }]);
+    expect(records[6]?.['message']).toEqual({ id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'one more' }, use('t3')] });
+    const uses = plan.messages.flatMap((message) => (Array.isArray(message.message?.content) ? message.message.content : []).filter((block) => block.type === 'tool_use').map((block) => (block as { id: string }).id));
+    const results = plan.messages.flatMap((message) => (Array.isArray(message.message?.content) ? message.message.content : []).filter((block) => block.type === 'tool_result').map((block) => (block as { tool_use_id: string }).tool_use_id));
+    expect(uses).toEqual(['t1', 't2']);
+    expect(results).toEqual(['t1', 't2']);
+    const uuids = new Set(plan.keptMessageIds);
+    for (const message of plan.messages) if (message.parentUuid !== null) expect(uuids.has(message.parentUuid)).toBe(true);
+
+    const whole = planFork(records.slice(0, 9), CURRENT_PROMPT_ID, { sessionId: 'new' });
+    expect(whole.keptMessageIds).toEqual(['u1', 'a1', 'a1b', 'a1c', 'r1', 'r2', 'a2']);
+  });
 });

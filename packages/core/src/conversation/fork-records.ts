@@ -100,12 +100,46 @@ function addParallelSiblings(records: readonly ConversationRecord[], kept: Set<C
 }
 
 /**
+ * The kept messages a resumed fork must not hold because the API rejects a `tool_use` without its
+ * `tool_result` (an interrupted tool call at the end of the kept part): `dropped` maps the uuid of
+ * each assistant record whose content is only unanswered `tool_use` blocks, and of each progress
+ * record of an unanswered `tool_use`, to its `parentUuid` (their children are re-parented there);
+ * `stripped` maps an assistant record that also holds other blocks to a copy without the
+ * unanswered `tool_use` blocks. A `tool_use` is answered when a kept user record holds a
+ * `tool_result` for its id.
+ */
+function unansweredToolUses(kept: ReadonlySet<ConversationRecord>): { dropped: Map<string, string | null>; stripped: Map<Message, Message> } {
+  const answered = new Set<string>();
+  for (const record of kept) for (const id of toolResultIds(record as Message)) answered.add(id);
+  const dropped = new Map<string, string | null>();
+  const stripped = new Map<Message, Message>();
+  const unanswered = new Set<string>();
+  for (const record of kept) {
+    const message = record as Message;
+    const open = toolUseIds(message).filter((id) => !answered.has(id));
+    if (open.length === 0) continue;
+    for (const id of open) unanswered.add(id);
+    const rest = contentBlocks(message).filter((block) => !(isToolUseBlock(block) && open.includes(block.id)));
+    if (rest.length === 0) dropped.set(message.uuid, message.parentUuid);
+    else stripped.set(message, { ...message, message: { ...message.message, content: rest } } as Message);
+  }
+  for (const record of kept) {
+    const message = record as Message;
+    const progressOf = message.type === 'progress' ? message['parentToolUseID'] : undefined;
+    if (typeof progressOf === 'string' && unanswered.has(progressOf)) dropped.set(message.uuid, message.parentUuid);
+  }
+  return { dropped, stripped };
+}
+
+/**
  * Plan a fork of `records` (a whole transcript or session log) rewound to before the user message
  * `messageId` of its current branch (see `currentBranch`); {@link CURRENT_PROMPT_ID} forks the
  * whole current branch. The fork keeps every message on the branch before that point, the parallel
  * parts of its replies and their tool results and progress records (siblings a one-parent walk
- * misses), in file order, so no `tool_use` loses its `tool_result`; abandoned branches and side
- * chains are left out. Session records of {@link FORK_CARRIED_TYPES} are carried; other records
+ * misses), in file order, so no `tool_use` loses its `tool_result`; a `tool_use` that has no result
+ * on the kept part (a tool call interrupted at the fork point) is left out, its record dropped and
+ * its children re-parented (see {@link unansweredToolUses}), so the resumed fork is accepted by the
+ * API; abandoned branches and side chains are left out. Session records of {@link FORK_CARRIED_TYPES} are carried; other records
  * (summaries, fh's own session and undo records) describe the source session and are left out.
  *
  * Throws like `rewindConversation` for an unknown id or one that is not a prompt. Pure.
@@ -119,11 +153,20 @@ export function planFork(records: readonly ConversationRecord[], messageId: stri
   const keptUuids = new Set(chain.map((message) => message.uuid));
   addParallelSiblings(records, kept, keptUuids);
   const forkPoint = rewind === null ? records.length : records.indexOf(rewind.target as ConversationRecord);
+  const { dropped, stripped } = unansweredToolUses(kept);
+  const resolveParent = (parentUuid: string | null): string | null => {
+    let parent = parentUuid;
+    for (let hops = 0; parent !== null && dropped.has(parent) && hops <= dropped.size; hops++) parent = dropped.get(parent) ?? null;
+    return parent;
+  };
   const messages: TranscriptMessage[] = [];
   const written: ConversationRecord[] = [];
   records.forEach((record, index) => {
     if (kept.has(record)) {
-      const copy = { ...(record as Message), sessionId };
+      const message = record as Message;
+      if (dropped.has(message.uuid)) return;
+      const copy: Message = { ...(stripped.get(message) ?? message), sessionId };
+      if (dropped.has(copy.parentUuid ?? '')) copy.parentUuid = resolveParent(copy.parentUuid);
       messages.push(copy);
       written.push(copy);
     } else if (FORK_CARRIED_TYPES.has(record.type) && (TITLE_TYPES.has(record.type) || index < forkPoint)) {
