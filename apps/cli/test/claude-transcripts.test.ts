@@ -4,11 +4,12 @@
  * outside the project, worktree sessions, the prompt filter, forks that keep the whole branch, a
  * missing project folder (issue 13).
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git, runCli, tempFolder, type CliResult } from './helpers.js';
+import { baseEnvironment, cliPath, git, runCli, tempFolder, type CliResult } from './helpers.js';
 
 const FIXTURES = new URL('./fixtures/claude-transcripts/', import.meta.url).pathname;
 
@@ -162,6 +163,41 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
     ]);
     const text = await target.fh(['--session', SESSION, 'diff', PROMPT]);
     expect(text.stdout).toContain('Outside the project, rewinding with --include-outside would change 20 files (+18 -20)');
+  });
+
+  it('the rewind menu, in a real terminal (tmux), names them as outside the project with their +/- and writes nothing on Escape', async () => {
+    const socket = `fh-claude-menu-${process.pid}`;
+    const tmux = (args: readonly string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+    const exports = Object.entries({ ...baseEnvironment(target.home), TERM: 'xterm-256color' })
+      .filter(([key]) => /^[A-Z_][A-Z0-9_]*$/.test(key))
+      .map(([key, value]) => `${key}=${quote(value)}`)
+      .join(' ');
+    const args = ['--store', `fs:${target.store}`, '--claude', target.configDir, '--session', SESSION, 'rewind'];
+    const command = `cd ${quote(target.home)} && env -i ${exports} ${quote(process.execPath)} ${quote(cliPath)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 600`;
+    const waitFor = async (text: string): Promise<string> => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const shown = tmux(['capture-pane', '-p', '-t', 'outside']);
+        if (shown.includes(text)) return shown;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${shown}`);
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+    };
+    try {
+      tmux(['new-session', '-d', '-s', 'outside', '-x', '160', '-y', '40', 'sh', '-c', command]);
+      const shown = await waitFor('Rewind to which prompt?');
+      expect(shown).toContain('no file changes; outside the project 20 +18 -20');
+      tmux(['send-keys', '-t', 'outside', 'Escape']);
+      await waitFor('EXIT=');
+    } finally {
+      try {
+        tmux(['kill-server']);
+      } catch {
+        // The server already ended.
+      }
+    }
+    for (const [file] of entries) expect(await readFile(file, 'utf8')).toBe(changed(file));
   });
 
   it('a rewind leaves them and says how to include them; --include-outside restores 18 and deletes 2, exactly', async () => {
