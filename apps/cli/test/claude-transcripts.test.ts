@@ -406,3 +406,36 @@ describe('fh hook in a git worktree records worktree-state (fh sessions work wit
     expect(states(await log())).toEqual([{ originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' }, null]);
   });
 });
+
+describe('BUILT: a fork at a prompt sent after an interrupted tool call', () => {
+  it('leaves out the unanswered tool_use, so every tool_use in the fork has its tool_result and every parent resolves', async () => {
+    const SESSION = 'c1c1c1c1-0000-4000-8000-00000000000c';
+    const FORK = 'c2c2c2c2-0000-4000-8000-00000000000c';
+    const target = await box();
+    const project = join(await tempFolder('fh-interrupted-project-'), 'proj');
+    await mkdir(project, { recursive: true });
+    const message = (type: string, uuid: string, parentUuid: string | null, content: unknown) => ({
+      parentUuid, isSidechain: false, type, uuid, sessionId: SESSION, cwd: project, version: '2.1.200', timestamp: '2026-05-01T10:00:00.000Z',
+      message: type === 'user' ? { role: 'user', content } : { id: `msg_${uuid}`, role: 'assistant', content },
+    });
+    const snapshot = (messageId: string) => ({ type: 'file-history-snapshot', messageId, isSnapshotUpdate: false, snapshot: { messageId, trackedFileBackups: {}, timestamp: '2026-05-01T10:00:00.000Z' } });
+    const records = [
+      snapshot('u1'),
+      message('user', 'u1', null, 'Look at the files'),
+      message('assistant', 'a1', 'u1', [{ type: 'tool_use', id: 't-1', name: 'Bash', input: { command: 'ls' } }]),
+      message('user', 'r1', 'a1', [{ type: 'tool_result', tool_use_id: 't-1', content: 'greet.txt' }]),
+      message('assistant', 'a2', 'r1', [{ type: 'tool_use', id: 't-2', name: 'Bash', input: { command: 'sleep 600' } }]),
+      snapshot('u2'),
+      message('user', 'u2', 'a2', 'Stop, do not wait'),
+      message('assistant', 'a3', 'u2', [{ type: 'text', text: 'Stopped.' }]),
+    ];
+    const transcript = join(target.configDir, 'projects', slug(project), `${SESSION}.jsonl`);
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, records.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    const { result } = await target.json(['--session', SESSION, 'fork', 'u2', '--to', FORK], '/');
+    expect(result.exitCode).toBe(0);
+    const fork = parseLines(await readFile(join(target.configDir, 'projects', slug(project), `${FORK}.jsonl`), 'utf8'));
+    expect(fork.filter((record) => typeof record.uuid === 'string').map((record) => record.uuid)).toEqual(['u1', 'a1', 'r1']);
+    expectWellFormedConversation(fork);
+  });
+});
