@@ -165,7 +165,7 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
     expect(text.stdout).toContain('Outside the project, rewinding with --include-outside would change 20 files (+18 -20)');
   });
 
-  it('the rewind menu, in a real terminal (tmux), names them as outside the project with their +/- and writes nothing on Escape', async () => {
+  it('the rewind menu, in a real terminal (tmux), names them as outside the project with their +/-, each path on the options screen, and writes nothing on q', async () => {
     const socket = `fh-claude-menu-${process.pid}`;
     const tmux = (args: readonly string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
     const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -188,7 +188,13 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
       tmux(['new-session', '-d', '-s', 'outside', '-x', '160', '-y', '40', 'sh', '-c', command]);
       const shown = await waitFor('Rewind to which prompt?');
       expect(shown).toContain('no file changes; outside the project 20 +18 -20');
-      tmux(['send-keys', '-t', 'outside', 'Escape']);
+      tmux(['send-keys', '-t', 'outside', 'Down']);
+      tmux(['send-keys', '-t', 'outside', 'Enter']);
+      const options = await waitFor('Outside the project, left unless --include-outside: 20 files (+18 -20):');
+      expect(options).toContain(`${SIBLING}/docs/CLAUDE-c-risk-audit.md  +0 -1`);
+      expect(options).toContain('… and 7 more outside the project (fh diff lists them)');
+      expect(options).toContain('delete  /tmp/codex-c-detail.md  +0 -1');
+      tmux(['send-keys', '-t', 'outside', 'q']);
       await waitFor('EXIT=');
     } finally {
       try {

@@ -336,9 +336,12 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number; canSummarize:
     if (refusal !== undefined) notes.push({ key: 'refusal', color: 'red', text: `The code rewind: ${refusal}.` });
   }
   // Title, options, blank, summary, notes, help: the rest of the screen lists files.
-  const fileRows = Math.max(0, props.rows - options.length - notes.length - 6);
+  const outsideFiles = entry.canRestore ? entry.outside?.files ?? [] : [];
+  const outsideRows = outsideFiles.length === 0 ? 0 : Math.min(outsideFiles.length + 1, Math.max(2, Math.floor((props.rows - options.length - notes.length - 6) / 2)));
+  const fileRows = Math.max(0, props.rows - options.length - notes.length - 6 - outsideRows);
   const files = stats?.files ?? [];
   const shownFiles = files.length > fileRows ? files.slice(0, Math.max(0, fileRows - 1)) : files;
+  const shownOutside = outsideFiles.length + 1 > outsideRows ? outsideFiles.slice(0, Math.max(0, outsideRows - 2)) : outsideFiles;
   return (
     <Box flexDirection="column">
       <Row width={columns}>
@@ -369,6 +372,24 @@ function RestoreOptions(props: { entry: MenuEntry; cursor: number; canSummarize:
           {files.length > shownFiles.length ? (
             <Row width={columns}>
               <Text dimColor>{`  … and ${files.length - shownFiles.length} more (f lists them)`}</Text>
+            </Row>
+          ) : null}
+          {outsideFiles.length > 0 && entry.outside !== undefined ? (
+            <Row width={columns}>
+              <Text color="yellow">{`Outside the project, left unless --include-outside: ${plural(outsideFiles.length, 'file')} (+${entry.outside.insertions} -${entry.outside.deletions}):`}</Text>
+            </Row>
+          ) : null}
+          {shownOutside.map((file) => (
+            <Row key={`outside-${file.path}`} width={columns}>
+              {`  ${REWIND_ACTION[file.status].padEnd(7)} ${file.path}  `}
+              <Text color="green">{file.binary ? '' : `+${file.insertions}`}</Text>
+              <Text> </Text>
+              <Text color="red">{file.binary ? 'binary' : `-${file.deletions}`}</Text>
+            </Row>
+          ))}
+          {outsideFiles.length > shownOutside.length ? (
+            <Row width={columns}>
+              <Text dimColor>{`  … and ${outsideFiles.length - shownOutside.length} more outside the project (fh diff lists them)`}</Text>
             </Row>
           ) : null}
           {notes.map((note) => (
