@@ -67,6 +67,44 @@ describe('fh hook', () => {
     expect(backups.sort()).toEqual(['@v1', '@v1', '@v1', '@v2', '@v2', '@v2', '@v2']);
   });
 
+  it('Stop records an end-of-turn checkpoint that a rewind brings back byte-exact', async () => {
+    const box = await sandbox();
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    // Stop before any turn: nothing is tracked, so nothing is recorded.
+    expect(await hook(box, await event('stop', box))).toEqual(quiet);
+    expect(JSON.parse((await fhHome(box, ['list'])).stdout).checkpoints).toEqual([]);
+    await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 } });
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    const turnEnd = '#!/bin/sh\necho build --verbose\n';
+    await writeFiles(box.project, { 'build.sh': { content: turnEnd, mode: 0o750 } });
+    expect(await hook(box, await event('stop', box))).toEqual(quiet);
+    // The next turn (and a hand edit) change it again.
+    const second = (await event('user-prompt-submit', box)).replace('Add a --verbose flag to the build script', 'Now make it quiet');
+    expect(await hook(box, second)).toEqual(quiet);
+    await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho quiet\n', mode: 0o700 } });
+
+    const list = await fhHome(box, ['list']);
+    expect(list.exitCode).toBe(0);
+    const checkpoints = JSON.parse(list.stdout).checkpoints as Array<{ messageId: string; prompt: string | null; checkpoint: unknown; filesChanged: string[] }>;
+    expect(checkpoints.map(({ prompt, checkpoint }) => ({ prompt, checkpoint }))).toEqual([
+      { prompt: 'Add a --verbose flag to the build script', checkpoint: null },
+      { prompt: null, checkpoint: { kind: 'end-of-turn', label: null } },
+      { prompt: 'Now make it quiet', checkpoint: null },
+    ]);
+    expect(checkpoints.map((checkpoint) => checkpoint.filesChanged)).toEqual([['build.sh'], ['build.sh'], ['build.sh']]);
+    const table = await runCli(['--session', SESSION, 'list'], { home: box.home, cwd: box.project });
+    expect(table.stdout).toContain('(end of turn)');
+
+    const rewind = await fhHome(box, ['rewind', checkpoints[1]?.messageId as string, '--mode', 'code', '--yes']);
+    expect(rewind.exitCode).toBe(0);
+    expect(await readFile(join(box.project, 'build.sh'), 'utf8')).toBe(turnEnd);
+    expect((await stat(join(box.project, 'build.sh'))).mode & 0o777).toBe(0o750);
+    // The first turn's snapshot still holds the state before the turn.
+    await fhHome(box, ['rewind', checkpoints[0]?.messageId as string, '--mode', 'code', '--yes']);
+    expect(await readFile(join(box.project, 'build.sh'), 'utf8')).toBe('#!/bin/sh\necho build\n');
+  });
+
   it('never blocks the agent: bad input and failures go to stderr with exit 0', async () => {
     const box = await sandbox();
     expect(await hook(box, 'not json')).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: stdin is not JSON: "not json"\n' });
@@ -126,6 +164,7 @@ describe('fh hook install', () => {
     ],
     PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }],
     UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }],
+    Stop: [{ hooks: [{ type: 'command', command }] }],
   });
 
   it('--print shows the hook entries and writes nothing', async () => {
@@ -159,7 +198,7 @@ describe('fh hook install', () => {
       hooks: {
         PreToolUse: [previous.hooks.PreToolUse[0], ...fhHooks(expectedCommand).PreToolUse],
         PostToolUse: fhHooks(expectedCommand).PostToolUse,
-        Stop: previous.hooks.Stop,
+        Stop: [...previous.hooks.Stop, ...fhHooks(expectedCommand).Stop],
         UserPromptSubmit: fhHooks(expectedCommand).UserPromptSubmit,
       },
     });

@@ -48,6 +48,7 @@ export function fhHooks(command: string): HookSettings {
     ],
     PostToolUse: [{ matcher: COMMAND_TOOL, hooks: [{ type: 'command', command }] }],
     UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }],
+    Stop: [{ hooks: [{ type: 'command', command }] }],
   };
 }
 

@@ -16,6 +16,11 @@
  * - `UserPromptSubmit`: open command windows are ended first (into the turn they ran in); then a
  *   new message id; the prompt is recorded as a user record in the session log, then the turn's
  *   snapshot is taken under that id.
+ * - `Stop` (the agent finished its turn): open command windows are ended, then an end-of-turn
+ *   checkpoint is taken: a snapshot under a new message id (backups of the tracked files that
+ *   changed since the turn's snapshot), marked by an `fh-checkpoint` record of kind
+ *   `end-of-turn`, so the turn's own work can be rewound to. A session with no snapshot yet
+ *   tracks nothing, so nothing is recorded.
  * - Anything else is ignored, and so is everything while `FH_DISABLE_FILE_CHECKPOINTING` is set.
  *
  * stdin is read once, linearly, up to the end of the event's JSON object (`hook-input.ts`). An
@@ -59,6 +64,8 @@ export interface HookEvent {
   agent_id?: unknown;
   /** The sub-agent's type (`general-purpose`, `Explore`, a custom agent's name). */
   agent_type?: unknown;
+  /** `Stop`: true when the agent is already continuing because of a Stop hook (fh blocks nothing, so it is only read as given). */
+  stop_hook_active?: unknown;
 }
 
 /** Where the hook keeps its data: `--store` and `--project` as given (both optional). */
@@ -128,7 +135,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     const candidate = input.file_path ?? input.notebook_path;
     if (typeof candidate !== 'string' || candidate === '') throw new Error(`${String(event.tool_name)} event has no tool_input.file_path`);
     path = candidate;
-  } else if (eventName !== 'UserPromptSubmit') {
+  } else if (eventName !== 'UserPromptSubmit' && eventName !== 'Stop') {
     return;
   }
   const sessionId = event.session_id;
@@ -142,7 +149,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest, agentFromIds, entryChangedBy }, { openFhHistory }, store] =
+  const [{ toTrackingPath, userMessageRecord, checkpointRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest, agentFromIds, entryChangedBy }, { openFhHistory }, store] =
     await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
@@ -216,7 +223,15 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     // Commands still open ran in the turn that is ending: attach what they changed to its
     // checkpoint before the new one is taken.
     const home = environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir();
+    if (eventName === 'Stop' && history.state.snapshots.length === 0) return;
     reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId), 0));
+    if (eventName === 'Stop') {
+      // The snapshot first, then its mark: a mark never names a snapshot that is not durable.
+      const checkpointId = randomUUID();
+      const snapshot = await history.makeSnapshot(checkpointId);
+      if (snapshot !== undefined) await log.append([checkpointRecord(sessionId, { messageId: checkpointId, kind: 'end-of-turn', timestamp: snapshot.timestamp })]);
+      return;
+    }
     const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
     // The records read before the lock hold the previous prompt: only this session's own

@@ -17,8 +17,11 @@
  * "insertions", "deletions" } | null, "agents": [{ "by": "main"|"subagent", "agentId",
  * "agentType", "paths" }] }] }` (`outside`: null when the session tracked no file outside the
  * project; `agents`: who changed which tracked files during that turn, the main agent first).
+ * Each checkpoint also has `"checkpoint": { "kind": "end-of-turn" | "manual", "label" (null when
+ * none) } | null`: the `fh-checkpoint` mark of an end-of-turn checkpoint (the `Stop` hook) or one
+ * taken by `fh checkpoint`, null for a turn's own snapshot; the table shows it in the prompt column.
  */
-import { isTranscriptMessage, offeredCheckpointIds, promptForResubmit, rewindRefusals, turnAgentChanges, type RewindRefusal } from '@fh/core';
+import { checkpointMarks, isTranscriptMessage, offeredCheckpointIds, promptForResubmit, rewindRefusals, turnAgentChanges, type RewindRefusal } from '@fh/core';
 import { agentDocument, turnAgentLines } from '../agent-lines.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
@@ -44,6 +47,8 @@ export interface CheckpointRow {
   outside: { filesChanged: string[]; insertions: number; deletions: number } | null;
   /** Who changed which tracked files during the turn (issue 14). */
   agents: Array<ReturnType<typeof agentDocument> & { paths: string[] }>;
+  /** The checkpoint's mark (end of turn, or `fh checkpoint` with its label); null for a turn's snapshot. */
+  checkpoint: { kind: 'end-of-turn' | 'manual'; label: string | null } | null;
 }
 
 /** Run `fh list`. */
@@ -55,6 +60,7 @@ export async function run(context: CommandContext): Promise<void> {
     for (const record of session.records) {
       if (record.type === 'user' && isTranscriptMessage(record)) prompts.set(record.uuid, promptForResubmit(record).text);
     }
+    const marks = checkpointMarks(session.records);
     const offered = new Set(offeredCheckpointIds(session.records, session.history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !session.claude }));
     const snapshots = session.history.state.snapshots.filter((snapshot) => offered.has(snapshot.messageId));
     const outsideHistory = session.outsideHistory;
@@ -78,6 +84,7 @@ export async function run(context: CommandContext): Promise<void> {
         refusals: rewindRefusals(session.history.state, snapshot.messageId, stats),
         outside: outside === undefined ? null : { filesChanged: outside.filesChanged.map((path) => `/${path}`), insertions: outside.insertions, deletions: outside.deletions },
         agents: changes.map((change) => ({ ...agentDocument(change.agent), paths: change.paths })),
+        checkpoint: markOf(marks.get(snapshot.messageId)),
       });
       progress.tick();
     }
@@ -94,7 +101,7 @@ export async function run(context: CommandContext): Promise<void> {
                 { header: '#', value: (row) => String(row.turn), right: true },
                 { header: 'message id', value: (row) => displayId(row.messageId) },
                 { header: 'time', value: (row) => formatTime(row.timestamp) },
-                { header: 'prompt', value: (row) => (row.prompt === null ? colors.dim('(not recorded)') : excerpt(row.prompt, 50)) },
+                { header: 'prompt', value: (row) => promptCell(row, colors) },
                 { header: 'files', value: (row) => String(row.filesChanged.length) + filesNote(row, colors), right: true },
                 { header: '+/-', value: (row) => formatLineCounts(row.insertions, row.deletions, colors), right: true },
                 ...(outsideHistory === undefined
@@ -117,6 +124,19 @@ export async function run(context: CommandContext): Promise<void> {
   } finally {
     await session.close();
   }
+}
+
+/** The row's `checkpoint` from its mark, if any. */
+function markOf(mark: { kind: 'end-of-turn' | 'manual'; label?: string } | undefined): CheckpointRow['checkpoint'] {
+  return mark === undefined ? null : { kind: mark.kind, label: mark.label ?? null };
+}
+
+/** The prompt column: the prompt's excerpt, else what the checkpoint's mark says, else "(not recorded)". */
+function promptCell(row: CheckpointRow, colors: Colors): string {
+  if (row.prompt !== null) return excerpt(row.prompt, 50);
+  if (row.checkpoint?.kind === 'end-of-turn') return colors.dim('(end of turn)');
+  if (row.checkpoint?.kind === 'manual') return row.checkpoint.label === null ? colors.dim('(checkpoint)') : `${colors.dim('checkpoint:')} ${excerpt(row.checkpoint.label, 38)}`;
+  return colors.dim('(not recorded)');
 }
 
 /** ` (refused)` for a checkpoint a rewind to would be refused, ` (N unavailable)` for files it would report and skip. */

@@ -7,3 +7,4 @@ export * from './restore-options.js';
 export * from './fork-session.js';
 export * from './rewind-session.js';
 export * from './message-reference.js';
+export * from './checkpoint-records.js';
