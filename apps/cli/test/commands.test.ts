@@ -62,8 +62,9 @@ describe('fh track, snapshot, list, diff, sessions', () => {
         refusals: [],
         outside: null,
         agents: [{ by: 'main', agentId: null, agentType: null, paths: ['a.txt', 'c.txt', 'run.sh'] }],
+        checkpoint: null,
       },
-      { turn: 2, messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [], refusals: [], outside: null, agents: [] },
+      { turn: 2, messageId: 'm2', prompt: 'second prompt', filesChanged: ['a.txt'], insertions: 2, deletions: 1, failed: [], refusals: [], outside: null, agents: [], checkpoint: null },
     ]);
     const human = await box.fh(['--session', SESSION, 'list']);
     expect(human.stdout).toContain('m1');
