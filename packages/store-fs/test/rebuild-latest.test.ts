@@ -61,7 +61,11 @@ describe("FileHistory.open({ rebuild: 'latest' })", () => {
     const newest = reopened.state.snapshots.at(-2);
     expect(newest?.messageId).toBe('turn-59');
     expect(newest?.trackedFileBackups['src/new.ts']).toMatchObject({ version: 1, size: 29 });
-    expect(newest?.trackedFileBackups['src/f3.ts']).toEqual(whole.snapshots.at(-1)?.trackedFileBackups['src/f3.ts']);
+    // The same backup, now naming the main agent as the one who changed it in this turn.
+    expect(newest?.trackedFileBackups['src/f3.ts']).toEqual({
+      ...whole.snapshots.at(-1)?.trackedFileBackups['src/f3.ts'],
+      changedBy: [{ by: 'main', at: expect.any(Date) }],
+    });
     await writeFile(join(projectRoot, 'src/new.ts'), 'changed\n');
     expect(await reopened.rewind('turn-59')).toMatchObject({ restored: ['src/f150.ts', 'src/new.ts'], failed: [] });
     expect(await readFile(join(projectRoot, 'src/new.ts'), 'utf8')).toBe('export const created = true;\n');
