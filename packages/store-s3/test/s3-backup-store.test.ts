@@ -538,9 +538,11 @@ describe('session lock', () => {
   });
 
   it('renews its lease while held', async () => {
-    const store = createStore({ lockTtlMs: 300 });
+    // Held for 2.5 lease terms: only renewals keep it (a term long enough that a busy machine's
+    // event-loop stalls do not let it lapse between renewals).
+    const store = createStore({ lockTtlMs: 1_000 });
     const lock = await store.lockSession('s');
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
 
     await expect(createStore().lockSession('s')).rejects.toBeInstanceOf(LockedError);
     await lock.release();
