@@ -181,7 +181,13 @@ async function recoverAndCheck(fixture: Fixture, trial: string, report: TrialRep
     if (!alternatives.some((tree) => tree[path] === value)) report.violations.push({ trial, invariant: 'no half-written file', detail: `${path}: ${value}` });
   }
   if (differences(now, expected).length > 0) {
-    const undo = await fh(fixture, ['undo']);
+    let undo = await fh(fixture, ['undo']);
+    // A process killed while it took the session lock can leave the lock without its owner's pid;
+    // such a lock may be taken only after the documented stale time (10 s): wait once, then retry.
+    if (undo.code !== 0 && undo.stderr.includes('is locked')) {
+      await new Promise((wake) => setTimeout(wake, 11_000));
+      undo = await fh(fixture, ['undo']);
+    }
     if (undo.code !== 0) report.violations.push({ trial, invariant: 'undo reaches the pre-rewind state', detail: `fh undo exited ${undo.code}: ${undo.stderr.trim().split('\n').at(-1) ?? ''}` });
   }
   const after = diskTree(fixture.project);
