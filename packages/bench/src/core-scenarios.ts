@@ -25,11 +25,12 @@
  */
 import { execFile } from 'node:child_process';
 import { constants, lstatSync, statSync } from 'node:fs';
-import { copyFile, lstat, open, rename, stat } from 'node:fs/promises';
+import { copyFile, lstat, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, backupFileName, snapshotRecord, type FileHistory, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
+import { durableAppend } from './floors.js';
 import { interleave, type Contender } from './measure.js';
 import { registerScenario, type BenchContext } from './runner.js';
 import { measureS3 } from './s3-figures.js';
@@ -67,16 +68,6 @@ async function plainLoop<Item>(items: readonly Item[], work: (item: Item) => Pro
   await Promise.all(Array.from({ length: DEFAULT_CONCURRENCY }, worker));
 }
 
-/** Durable append of `bytes` to a file (what a session log append costs: write + fsync). */
-async function durableAppend(path: string, bytes: string): Promise<void> {
-  const handle = await open(path, 'a');
-  try {
-    await handle.write(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 async function run(context: BenchContext): Promise<void> {
   const { folders, log } = context;
