@@ -332,3 +332,60 @@ export async function readHookEvent(stream: NodeJS.ReadableStream, limit: number
   }
   return scanner.finish();
 }
+
+/** What a hook event field holds, for a message: `a number`, `an array`, `null`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * The event's `session_id`: a non-empty string. Throws {@link HookInputError} naming what was
+ * wrong (missing, not a string, empty); the hook then records nothing.
+ */
+export function eventSessionId(value: unknown): string {
+  if (value === undefined) throw new HookInputError('the hook event has no session_id; nothing recorded');
+  if (typeof value !== 'string') throw new HookInputError(`the hook event's session_id must be a string, not ${kindOf(value)}; nothing recorded`);
+  if (value === '') throw new HookInputError("the hook event's session_id is empty; nothing recorded");
+  return value;
+}
+
+/**
+ * The event's `cwd`: the agent's working folder as an absolute path (relative file paths, the
+ * project's fallback and the worktree probe start there). A missing, non-string, empty or
+ * relative `cwd` throws {@link HookInputError} naming what was wrong; the hook then records
+ * nothing (it never guesses its own folder).
+ */
+export function eventCwd(value: unknown): string {
+  const need = "it must be the agent's working folder as an absolute path";
+  if (value === undefined) throw new HookInputError(`the hook event has no cwd (${need}); nothing recorded`);
+  if (typeof value !== 'string') throw new HookInputError(`the hook event's cwd must be a string, not ${kindOf(value)} (${need}); nothing recorded`);
+  if (value === '') throw new HookInputError(`the hook event's cwd is empty (${need}); nothing recorded`);
+  if (!value.startsWith('/')) throw new HookInputError(`the hook event's cwd ${JSON.stringify(value)} is relative (${need}); nothing recorded`);
+  return value;
+}
+
+/**
+ * The text of a `UserPromptSubmit` event's `prompt`. Claude Code sends a string. An array of
+ * content blocks (the API's shape: `{ type: 'text', text }`, or plain strings) gives its text parts
+ * joined by blank lines; images and other blocks are left out. Missing (a prompt over 8 MiB is
+ * dropped by the reader) gives `''`. Anything else, or an array without text, throws
+ * {@link HookInputError}: the turn is not recorded rather than recorded with a wrong prompt.
+ */
+export function eventPromptText(value: unknown): string {
+  if (value === undefined || typeof value === 'string') return value ?? '';
+  if (Array.isArray(value)) {
+    const texts = value.flatMap((block: unknown) =>
+      typeof block === 'string'
+        ? [block]
+        : typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' && typeof (block as { text?: unknown }).text === 'string'
+          ? [(block as { text: string }).text]
+          : [],
+    );
+    if (texts.length > 0) return texts.join('\n\n');
+    throw new HookInputError(`the hook event's prompt is an array with no text blocks (it must be a string); nothing recorded`);
+  }
+  throw new HookInputError(`the hook event's prompt must be a string, not ${kindOf(value)}; nothing recorded`);
+}

@@ -112,7 +112,7 @@ describe('fh hook', () => {
     expect(await hook(box, '{"hook_event_name":"UserPromptSubmit","prompt":"x"}')).toEqual({
       exitCode: 0,
       stdout: '',
-      stderr: 'fh hook: the hook event has no session_id\n',
+      stderr: 'fh hook: the hook event has no session_id; nothing recorded\n',
     });
     expect(await hook(box, '{"hook_event_name":"PreToolUse","tool_name":"Write","session_id":"s","tool_input":{}}')).toEqual({
       exitCode: 0,
@@ -124,7 +124,39 @@ describe('fh hook', () => {
     expect(outside.exitCode).toBe(0);
     expect(outside.stdout).toBe('');
     expect(outside.stderr).toMatch(/^fh hook: .*\.bashrc.*\n$/);
-    expect(await hook(box, '{"hook_event_name":"Stop","session_id":"s"}')).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect(await hook(box, `{"hook_event_name":"Stop","session_id":"s","cwd":${JSON.stringify(box.project)}}`)).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+  });
+
+  it('refuses a bad session_id, cwd or prompt with one line naming the field, exit 0, nothing recorded', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    const need = "it must be the agent's working folder as an absolute path";
+    const base = { session_id: SESSION, cwd: box.project, hook_event_name: 'UserPromptSubmit', prompt: 'hi' };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ session_id: 123 }, "the hook event's session_id must be a string, not a number; nothing recorded"],
+      [{ session_id: '' }, "the hook event's session_id is empty; nothing recorded"],
+      [{ cwd: undefined }, `the hook event has no cwd (${need}); nothing recorded`],
+      [{ cwd: 'sub' }, `the hook event's cwd "sub" is relative (${need}); nothing recorded`],
+      [{ cwd: '' }, `the hook event's cwd is empty (${need}); nothing recorded`],
+      [{ cwd: 7 }, `the hook event's cwd must be a string, not a number (${need}); nothing recorded`],
+      [{ cwd: 'a.txt', hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: 'a.txt' } }, `the hook event's cwd "a.txt" is relative (${need}); nothing recorded`],
+      [{ prompt: 42 }, "the hook event's prompt must be a string, not a number; nothing recorded"],
+      [{ prompt: [{ type: 'image', source: {} }] }, "the hook event's prompt is an array with no text blocks (it must be a string); nothing recorded"],
+    ];
+    for (const [fields, message] of cases) {
+      // The hook runs in the project (so a guess of its own folder would find one) and without CLAUDE_PROJECT_DIR.
+      const result = await runCli(['hook'], { home: box.home, cwd: box.project, input: JSON.stringify({ ...base, ...fields }) });
+      expect(result).toEqual({ exitCode: 0, stdout: '', stderr: `fh hook: ${message}\n` });
+    }
+    await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("records the text parts of a prompt given as an array of content blocks", async () => {
+    const box = await sandbox();
+    const input = JSON.stringify({ session_id: SESSION, cwd: box.project, hook_event_name: 'UserPromptSubmit', prompt: [{ type: 'text', text: 'first part' }, { type: 'image', source: {} }, { type: 'text', text: 'second part' }] });
+    expect(await runCli(['hook'], { home: box.home, cwd: box.project, input })).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    const checkpoints = JSON.parse((await fhHome(box, ['list'])).stdout).checkpoints as Array<{ prompt: string }>;
+    expect(checkpoints.map((checkpoint) => checkpoint.prompt)).toEqual(['first part\n\nsecond part']);
   });
 
   it('does nothing at all while FH_DISABLE_FILE_CHECKPOINTING is set', async () => {

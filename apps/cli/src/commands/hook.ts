@@ -30,7 +30,10 @@
  *
  * The session is the event's `session_id`; the project is `--project`, else the project the session
  * recorded (its `fh-session` record), else `$CLAUDE_PROJECT_DIR`, else the event's `cwd`. A project
- * folder that does not exist is an error (nothing is recorded). It prints nothing on stdout (an agent may add hook output to the model's
+ * folder that does not exist is an error (nothing is recorded). The event's `session_id` must be a
+ * non-empty string and its `cwd` an absolute path; a `UserPromptSubmit`'s `prompt` a string (an
+ * array of text blocks gives its text parts): otherwise the message says which field was wrong and
+ * nothing is recorded (`hook-input.ts`). It prints nothing on stdout (an agent may add hook output to the model's
  * context) and never blocks the agent: any error is logged to stderr and the exit code stays 0.
  */
 import { randomUUID } from 'node:crypto';
@@ -43,7 +46,7 @@ import { describeError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import type { LogRecord } from '@fh/core';
 import { TRACKED_TOOLS } from '../hook-tools.js';
-import { MAX_PARSED_EVENT_BYTES, readHookEvent } from '../hook-input.js';
+import { eventCwd, eventPromptText, eventSessionId, MAX_PARSED_EVENT_BYTES, readHookEvent } from '../hook-input.js';
 import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
 import { endStaleWindows, openCommandTools } from '../command-window.js';
 
@@ -73,7 +76,6 @@ export interface HookOptions {
   store?: string;
   project?: string;
   environment?: NodeJS.ProcessEnv;
-  cwd?: string;
 }
 
 /**
@@ -138,10 +140,10 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   } else if (eventName !== 'UserPromptSubmit' && eventName !== 'Stop') {
     return;
   }
-  const sessionId = event.session_id;
-  if (typeof sessionId !== 'string' || sessionId === '') throw new Error('the hook event has no session_id');
+  const sessionId = eventSessionId(event.session_id);
   if (checkpointingDisabled(environment)) return;
-  const cwd = typeof event.cwd === 'string' && isAbsolute(event.cwd) ? event.cwd : (options.cwd ?? process.cwd());
+  const cwd = eventCwd(event.cwd);
+  const prompt = eventName === 'UserPromptSubmit' ? eventPromptText(event.prompt) : '';
   // Loaded only for an event fh acts on (as are @fh/core and the store's package below), so an
   // ignored event loads nothing but this file.
   const { defaultStoreUri, openStore, parseStoreUri } = await import('../store-uri.js');
@@ -232,7 +234,6 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
       if (snapshot !== undefined) await log.append([checkpointRecord(sessionId, { messageId: checkpointId, kind: 'end-of-turn', timestamp: snapshot.timestamp })]);
       return;
     }
-    const prompt = typeof event.prompt === 'string' ? event.prompt : '';
     const messageId = randomUUID();
     // The records read before the lock hold the previous prompt: only this session's own
     // UserPromptSubmit events add user records, and a user sends one prompt at a time.
@@ -299,5 +300,5 @@ async function isFolder(path: string): Promise<boolean> {
 
 /** `fh hook` through the command table (when given options the short path does not read). */
 export async function run(context: CommandContext): Promise<void> {
-  await runHookFromStdin({ store: context.options.store, project: context.options.project, environment: context.environment, cwd: context.cwd });
+  await runHookFromStdin({ store: context.options.store, project: context.options.project, environment: context.environment });
 }
