@@ -2,7 +2,8 @@
  * How `fh-worktree-restore` fails, the same way `fh` does: exit codes and the one-line messages it
  * prints instead of stack traces.
  *
- * Exit codes: 0 success, 1 failure (including a refusal: nothing was changed), 2 usage error,
+ * Exit codes: 0 success, 1 failure (including a refusal: nothing was changed), 2 usage error (no
+ * command, a bad option, a session id that is not one path segment such as `--session ../x`),
  * 3 partly done (the worktree is back but some files could not be rewound; each is named).
  */
 

@@ -97,7 +97,7 @@ async function openFh(sessionId: string, folder: string): Promise<SessionSource>
   const location = `fs:${folder}`;
   const { records } = await store.sessionLog(sessionId).read();
   if (records.length === 0 && (await store.listBackups(sessionId)).length === 0) {
-    throw new NotFoundError(`session "${sessionId}" not found in ${location}`);
+    throw new NotFoundError(`session "${sessionId}" not found in ${location}; nothing was changed (fh --store ${location} sessions lists them)`);
   }
   const recordedRoot = records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined)?.projectRoot;
   return {
@@ -117,7 +117,7 @@ async function openClaude(sessionId: string, configDir: string): Promise<Session
   const store = new ClaudeCodeStore({ configDir });
   const location = `Claude Code ${configDir}`;
   const { records } = await store.sessionLog(sessionId).read();
-  if (records.length === 0) throw new NotFoundError(`Claude Code session "${sessionId}" has no transcript in ${configDir}`);
+  if (records.length === 0) throw new NotFoundError(`Claude Code session "${sessionId}" has no transcript in ${configDir}; nothing was changed (fh --claude ${configDir} sessions lists them)`);
   return {
     kind: 'claude',
     sessionId,

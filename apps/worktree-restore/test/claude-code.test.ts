@@ -90,6 +90,6 @@ describe('Claude Code sessions (--claude): transcript and backups in a config fo
     const fixture = await worktreeSession({ flavour: 'claude-start' });
     const result = await runTool(['restore', '--session', 'nope', '--claude', fixture.dataFolder], { home: fixture.home });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(`fh-worktree-restore: Claude Code session "nope" has no transcript in ${fixture.dataFolder}\n`);
+    expect(result.stderr).toBe(`fh-worktree-restore: Claude Code session "nope" has no transcript in ${fixture.dataFolder}; nothing was changed (fh --claude ${fixture.dataFolder} sessions lists them)\n`);
   });
 });

@@ -245,7 +245,7 @@ describe('restore: what it cannot work with', () => {
     const fixture = await worktreeSession();
     const result = await runTool(['restore', '--session', 'other-session', '--store', `fs:${fixture.dataFolder}`], { home: fixture.home });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(`fh-worktree-restore: session "other-session" not found in fs:${fixture.dataFolder}\n`);
+    expect(result.stderr).toBe(`fh-worktree-restore: session "other-session" not found in fs:${fixture.dataFolder}; nothing was changed (fh --store fs:${fixture.dataFolder} sessions lists them)\n`);
   });
 
   it('a session without a worktree-state record', async () => {
@@ -314,6 +314,30 @@ describe('restore: what it cannot work with', () => {
     const unknown = await runJson(['restore', '--bogus'], { home: fixture.home });
     expect(unknown.result.exitCode).toBe(2);
     expect(unknown.json).toEqual({ error: { code: 'FH_USAGE', message: "unknown option '--bogus'", details: [] } });
+    // A session id that is not one path segment is a bad argument value: exit 2, as fh exits.
+    const badId = await runTool(['restore', '--session', '../x', '--store', `fs:${fixture.dataFolder}`], { home: fixture.home });
+    expect(badId).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh-worktree-restore: sessionId must be a single path segment (not empty, not "." or "..", no "/", "\\" or NUL): "../x"\n',
+    });
+    const none = await runJson([], { home: fixture.home });
+    expect(none.result.exitCode).toBe(2);
+    expect(none.json).toEqual({ error: { code: 'FH_USAGE', message: 'no command given (fh-worktree-restore --help lists the commands)', details: [] } });
+  });
+
+  it('takes its options before or after the subcommand, as fh does', async () => {
+    const fixture = await worktreeSession();
+    cleanUp(fixture);
+    const before = await runTool(['--json', ...fixture.sourceArgs, 'restore', '--message', 'm3'], { home: fixture.home });
+    expect(before.exitCode).toBe(0);
+    expect(JSON.parse(before.stdout)).toMatchObject({ action: 'recreated', messageId: 'm3' });
+    const { result, json } = await runJson(['exit', ...fixture.sourceArgs], { home: fixture.home });
+    expect(result.exitCode).toBe(1);
+    expect(json).toMatchObject({ error: { code: 'FH_REFUSED' } });
+    const mixed = await runTool(['--session', fixture.sessionId, 'exit', '--json', ...fixture.sourceArgs.slice(2)], { home: fixture.home });
+    expect(mixed.exitCode).toBe(1);
+    expect(JSON.parse(mixed.stdout)).toEqual(json);
   });
 
   it('FH_SESSION_ID and FH_HOME name the session and the store', async () => {
