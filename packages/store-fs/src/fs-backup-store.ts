@@ -9,8 +9,11 @@
  *   {root}/locks/{sessionId}.lock/                     proper-lockfile lock folder while a session is open
  *   {root}/commands/{sessionId}/                       open command windows of `fh hook` / `fh run` (written by
  *                                                      @fh/command-probe; removed with the session)
- *   {root}/locks/{sessionId}.lock.holder.json          `{pid, host}` of the holder: a lock of a process of
- *                                                      this machine that is gone is taken over at once
+ *   {root}/locks/{sessionId}.lock/holder.json          `{pid, host}` of the holder, in the folder from the
+ *                                                      moment it exists (`session-lock-fs.ts`): a lock of a
+ *                                                      process of this machine that is gone is taken over at
+ *                                                      once (an older fh wrote `{sessionId}.lock.holder.json`
+ *                                                      beside the folder after taking it; still read)
  *
  * A backup is made with copyFile (FICLONE hint: a reflink where the file system has them) — or,
  * for a sparse file, a copy that leaves its holes unallocated (`sparse-copy.ts`; restores too) — into a
@@ -65,6 +68,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
+import { LOCK_HOLDER_FILE, lockFileSystem, removeStaleLockTemps, tempBeside } from './session-lock-fs.js';
 import { TEMP_PREFIX, validateName } from './names.js';
 import { copySparse, isSparse } from './sparse-copy.js';
 
@@ -86,7 +90,7 @@ const SYNC_HASH_LIMIT = 256 * 1024;
 /** fsyncs at once when the log flushes new backups. */
 const SYNC_CONCURRENCY = 16;
 
-/** Suffix of the file beside a lock folder naming its holder (`{"pid":…,"host":…}`). */
+/** Suffix of the file an older fh wrote beside a lock folder naming its holder (`{"pid":…,"host":…}`); still read. */
 const HOLDER_SUFFIX = '.holder.json';
 
 /** proper-lockfile's smallest stale time, in ms. */
@@ -369,6 +373,7 @@ export class FsBackupStore implements BackupStore {
         realpath: false,
         lockfilePath: lockPath,
         stale: this.lockStaleMs,
+        fs: holderLockFileSystem(),
         onCompromised: (error) =>
           process.emitWarning(`session "${sessionId}" lost its lock ${lockPath}: ${error.message}`, 'FhLockCompromised'),
       });
@@ -379,7 +384,6 @@ export class FsBackupStore implements BackupStore {
         if (errnoCode(error) !== 'ELOCKED' || !(await this.removeLockOfDeadHolder(lockPath))) throw error;
         release = await take();
       }
-      await this.fs.writeFile(`${lockPath}${HOLDER_SUFFIX}`, `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`).catch(() => undefined);
     } catch (error) {
       if (errnoCode(error) === 'ELOCKED') {
         throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath}); a lock left by a process that died goes stale after ${this.lockStaleMs / 1000} s`, {
@@ -389,12 +393,12 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
     await this.removeTemporaryFiles(sessionId);
+    await removeStaleLockTemps(lockPath);
     let released = false;
     return {
       release: async () => {
         if (released) return;
         released = true;
-        await this.fs.rm(`${lockPath}${HOLDER_SUFFIX}`, { force: true }).catch(() => undefined);
         try {
           await release();
         } catch (error) {
@@ -407,19 +411,37 @@ export class FsBackupStore implements BackupStore {
   /**
    * A lock whose holder (recorded in the lock folder as `{pid, host}`) was a process of this
    * machine that no longer runs is removed at once, instead of after `lockStaleMs`: a killed
-   * command's session is usable by the next command. Returns whether it removed the lock.
+   * command's session is usable by the next command. The folder is first renamed aside (only one
+   * of several processes taking over can move it) and its holder read again there: a fresh lock
+   * another process took meanwhile is put back, not removed. Returns whether it removed the lock.
    */
   private async removeLockOfDeadHolder(lockPath: string): Promise<boolean> {
-    let holder: { pid?: unknown; host?: unknown };
+    const inside = join(lockPath, LOCK_HOLDER_FILE);
+    const holder = (await this.readHolder(inside)) ?? (await this.readHolder(`${lockPath}${HOLDER_SUFFIX}`));
+    if (holder === undefined || holder.host !== hostname() || typeof holder.pid !== 'number' || !Number.isInteger(holder.pid) || holder.pid <= 0 || processRuns(holder.pid)) return false;
+    const aside = tempBeside(lockPath);
     try {
-      holder = JSON.parse(String(await this.fs.readFile(`${lockPath}${HOLDER_SUFFIX}`))) as { pid?: unknown; host?: unknown };
+      await this.fs.rename(lockPath, aside);
     } catch {
       return false;
     }
-    if (holder.host !== hostname() || typeof holder.pid !== 'number' || !Number.isInteger(holder.pid) || holder.pid <= 0 || processRuns(holder.pid)) return false;
-    await this.fs.rm(lockPath, { recursive: true, force: true });
+    const moved = await this.readHolder(join(aside, LOCK_HOLDER_FILE));
+    if (moved !== undefined && (moved.pid !== holder.pid || moved.host !== holder.host)) {
+      await this.fs.rename(aside, lockPath).catch(() => undefined);
+      return false;
+    }
+    await this.fs.rm(aside, { recursive: true, force: true });
     await this.fs.rm(`${lockPath}${HOLDER_SUFFIX}`, { force: true });
     return true;
+  }
+
+  /** The `{pid, host}` record at `path`, or `undefined` when it is missing or not JSON. */
+  private async readHolder(path: string): Promise<{ pid?: unknown; host?: unknown } | undefined> {
+    try {
+      return JSON.parse(String(await this.fs.readFile(path))) as { pid?: unknown; host?: unknown };
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -707,6 +729,13 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, context);
     }
   }
+}
+
+let lockFs: ReturnType<typeof lockFileSystem> | undefined;
+/** The lock file system of this process (one, so proper-lockfile's mtime-precision probe is cached). */
+function holderLockFileSystem(): ReturnType<typeof lockFileSystem> {
+  lockFs ??= lockFileSystem(`${JSON.stringify({ pid: process.pid, host: hostname() })}\n`);
+  return lockFs;
 }
 
 /** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */

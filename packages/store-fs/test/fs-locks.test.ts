@@ -1,6 +1,7 @@
 import { LockedError } from '@fh/core';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rm, stat } from 'node:fs/promises';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,7 +94,7 @@ describe('session locks', () => {
     const child = await holdLockInChild(root, 'crashed', 2000);
     child.kill('SIGKILL');
     await exited(child);
-    await rm(join(root, 'locks', 'crashed.lock.holder.json'));
+    await rm(join(root, 'locks', 'crashed.lock', 'holder.json'));
     await expect(store.lockSession('crashed')).rejects.toThrow(LockedError);
     // proper-lockfile may date a fresh lock up to 1 s ahead (its mtime-precision probe), so the
     // lock is stale at most lockStaleMs + 1 s after the holder died.
@@ -101,4 +102,51 @@ describe('session locks', () => {
     expect(await store.isSessionLocked('crashed')).toBe(false);
     await (await store.lockSession('crashed')).release();
   });
+
+  it('the lock folder holds its holder record from the moment it exists, and release removes both', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root });
+    const lock = await store.lockSession('s1');
+    expect(JSON.parse(await readFile(join(root, 'locks', 's1.lock', 'holder.json'), 'utf8'))).toEqual({ pid: process.pid, host: hostname() });
+    expect(await readdir(join(root, 'locks'))).toEqual(['s1.lock']);
+    await lock.release();
+    expect(await readdir(join(root, 'locks'))).toEqual([]);
+  });
+
+  const strace = spawnSync('strace', ['-V']).status === 0;
+  it.skipIf(!strace)('a process SIGKILLed at any system call on its lock folder leaves no lock the next process must wait for (strace-injected kills)', async () => {
+    if (!strace) console.log('skipped: strace is not installed');
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    const script = fileURLToPath(new URL('./fixtures/hold-session-lock.ts', import.meta.url));
+    // The first system calls on the lock folder's path: the check just before the rename that
+    // takes it; proper-lockfile's utimes of the lock just taken (an older fh was killed
+    // here with its holder not yet written, and the next command waited the 10 s stale time);
+    // the rename that releases it.
+    const moments = ['statx:when=1', 'utimensat:when=1', 'rename:when=1'];
+    const outcomes: string[] = [];
+    for (const moment of moments) {
+      const root = join(await temporaryFolder(), 'store');
+      const lockPath = join(root, 'locks', 'killed.lock');
+      const [syscalls, when] = moment.split(':') as [string, string];
+      const child = spawn(
+        'strace',
+        ['-f', '-qq', '-o', '/dev/null', '-P', lockPath, '-e', `inject=${syscalls}:signal=SIGKILL:${when}`, process.execPath, '--import', tsx, script, root, 'killed', '60000'],
+        { stdio: ['pipe', 'pipe', 'pipe'] },
+      );
+      children.push(child);
+      child.stdout!.on('data', (data: Buffer) => {
+        if (data.toString().includes('locked')) child.stdin!.end();
+      });
+      const ended = await new Promise<string>((resolve) => child.once('exit', (exitCode, signal) => resolve(signal ?? `exit ${exitCode}`)));
+      const store = new FsBackupStore({ root, lockStaleMs: 60_000 });
+      const started = Date.now();
+      const lock = await store.lockSession('killed');
+      expect(Date.now() - started).toBeLessThan(2000);
+      await lock.release();
+      expect((await readdir(join(root, 'locks'))).filter((name) => !name.includes('.fh-tmp-'))).toEqual([]);
+      outcomes.push(`${moment}: ${ended}`);
+    }
+    // Every moment was reached and the holder killed there (strace ends by the tracee's signal).
+    expect(outcomes).toEqual(moments.map((moment) => `${moment}: SIGKILL`));
+  }, 60_000);
 });

@@ -1,0 +1,106 @@
+/**
+ * The file system `proper-lockfile` takes session locks through (issue 10): a lock folder appears
+ * with its holder record already inside, so no moment exists at which a lock has no owner.
+ *
+ * proper-lockfile takes a lock with `mkdir(lockPath)`. Here that `mkdir` makes a temp folder beside
+ * it (`.{name}.fh-tmp-{hex}`), writes `holder.json` (`{"pid":…,"host":…}`) into it and renames it
+ * to `lockPath`: the rename is the moment the lock is taken, and it either lands whole (folder and
+ * holder) or not at all. A process killed before the rename leaves only the temp folder (removed by
+ * a later lock of the same folder once older than {@link STALE_LOCK_TEMP_MS}); one killed after it
+ * leaves a lock whose holder is known to be gone, which the next command takes over at once. A
+ * rename onto an existing lock folder fails (`EEXIST`/`ENOTEMPTY`, reported to proper-lockfile as
+ * `EEXIST`: held). A lock folder without a holder (made by an fh before this one, which wrote the
+ * holder beside the folder after taking it) is checked with `lstat` just before the rename, which
+ * leaves a window of microseconds in which such a legacy empty folder could be replaced.
+ *
+ * `rmdir` (proper-lockfile's stale takeover and release) renames the lock folder aside, then removes
+ * it with its holder record: the lock goes in one step, so a process killed while releasing leaves
+ * either its whole lock (holder gone: taken over at once) or none, never a folder without a holder.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Name of the holder record inside a lock folder. */
+export const LOCK_HOLDER_FILE = 'holder.json';
+
+/** A lock's temp folder older than this (ms) is a leftover of a killed process and is removed. */
+export const STALE_LOCK_TEMP_MS = 60_000;
+
+type Callback = (error: NodeJS.ErrnoException | null) => void;
+
+/** Whether `name` is the temp folder of lock folder `lockName` (see the module comment). */
+export function isLockTemp(name: string, lockName: string): boolean {
+  return name.startsWith(`.${lockName}.fh-tmp-`);
+}
+
+/** A new temp folder name beside lock folder `lockPath`. */
+export function tempBeside(lockPath: string): string {
+  return join(dirname(lockPath), `.${basename(lockPath)}.fh-tmp-${randomBytes(6).toString('hex')}`);
+}
+
+function exists(error: NodeJS.ErrnoException | null): NodeJS.ErrnoException {
+  return Object.assign(new Error(`EEXIST: lock folder exists${error === null ? '' : ` (${error.message})`}`), { code: 'EEXIST' });
+}
+
+/**
+ * The `fs` option for proper-lockfile: `node:fs` with `mkdir` taking a lock folder together with
+ * the holder record `holder` (a JSON line), and `rmdir`/`rmdirSync` removing a lock folder with
+ * its record. Every other call is `node:fs`'s own.
+ */
+export function lockFileSystem(holder: string): typeof fs {
+  const mkdir = (lockPath: string, callback: Callback) => {
+    const temp = tempBeside(lockPath);
+    const fail = (error: NodeJS.ErrnoException) => fs.rm(temp, { recursive: true, force: true }, () => callback(error));
+    fs.mkdir(temp, (made) => {
+      if (made !== null) return callback(made);
+      fs.writeFile(join(temp, LOCK_HOLDER_FILE), holder, { flag: 'wx' }, (written) => {
+        if (written !== null) return fail(written);
+        fs.lstat(lockPath, (statError) => {
+          if (statError === null) return fail(exists(null));
+          if (statError.code !== 'ENOENT') return fail(statError);
+          fs.rename(temp, lockPath, (renamed) => {
+            if (renamed === null) return callback(null);
+            fail(renamed.code === 'EEXIST' || renamed.code === 'ENOTEMPTY' || renamed.code === 'EISDIR' ? exists(renamed) : renamed);
+          });
+        });
+      });
+    });
+  };
+  const rmdir = (lockPath: string, callback: Callback) => {
+    const aside = tempBeside(lockPath);
+    fs.rename(lockPath, aside, (renamed) => {
+      if (renamed !== null) return callback(renamed);
+      fs.rm(aside, { recursive: true, force: true }, () => callback(null));
+    });
+  };
+  const rmdirSync = (lockPath: string) => {
+    const aside = tempBeside(lockPath);
+    fs.renameSync(lockPath, aside);
+    fs.rmSync(aside, { recursive: true, force: true });
+  };
+  return { ...fs, mkdir, rmdir, rmdirSync } as unknown as typeof fs;
+}
+
+/**
+ * Remove the temp folders of lock folder `lockPath` (see {@link isLockTemp}) older than
+ * {@link STALE_LOCK_TEMP_MS}: left by a process killed while it took the lock. Tidying only.
+ */
+export async function removeStaleLockTemps(lockPath: string, now = Date.now()): Promise<void> {
+  const folder = dirname(lockPath);
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(folder);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    names
+      .filter((name) => isLockTemp(name, basename(lockPath)))
+      .map(async (name) => {
+        const path = join(folder, name);
+        const stats = await fs.promises.lstat(path).catch(() => undefined);
+        if (stats?.isDirectory() === true && stats.mtimeMs < now - STALE_LOCK_TEMP_MS) await fs.promises.rm(path, { recursive: true, force: true }).catch(() => undefined);
+      }),
+  );
+}
