@@ -171,23 +171,22 @@ function describeExit(result: { code: number | null; stderr: string }): string {
 
 /**
  * After an interruption: every file holds its bytes from before or from the operation's target,
- * then `fh undo` (when the project is not already as before the rewind) must bring back
- * `expected` exactly, leaving no temp file in the project or the store.
+ * the session lock can be taken at once (never the 10 s stale wait), then `fh undo` (when the
+ * project is not already as before the rewind) must bring back `expected` exactly, without
+ * reporting the session locked, leaving no temp file in the project or the store.
  */
 async function recoverAndCheck(fixture: Fixture, trial: string, report: TrialReport, expected: DiskTree, alternatives: readonly DiskTree[]): Promise<void> {
   const now = diskTree(fixture.project);
+  // The killed process's session lock, if it left one, names its holder from the moment it
+  // exists, so the next command takes it over at once: it must never wait for the stale time.
+  await lockTakenAtOnce(fixture, trial, report);
   for (const [path, value] of Object.entries(now)) {
     if (path.endsWith('/') || isProjectTemp(path)) continue;
     if (!alternatives.some((tree) => tree[path] === value)) report.violations.push({ trial, invariant: 'no half-written file', detail: `${path}: ${value}` });
   }
   if (differences(now, expected).length > 0) {
-    let undo = await fh(fixture, ['undo']);
-    // A process killed while it took the session lock can leave the lock without its owner's pid;
-    // such a lock may be taken only after the documented stale time (10 s): wait once, then retry.
-    if (undo.code !== 0 && undo.stderr.includes('is locked')) {
-      await new Promise((wake) => setTimeout(wake, 11_000));
-      undo = await fh(fixture, ['undo']);
-    }
+    const undo = await fh(fixture, ['undo']);
+    if (undo.stderr.includes('is locked')) report.violations.push({ trial, invariant: 'the next command does not wait for the lock', detail: undo.stderr.trim().split('\n').at(-1) ?? '' });
     if (undo.code !== 0) report.violations.push({ trial, invariant: 'undo reaches the pre-rewind state', detail: `fh undo exited ${undo.code}: ${undo.stderr.trim().split('\n').at(-1) ?? ''}` });
   }
   const after = diskTree(fixture.project);
@@ -200,6 +199,31 @@ async function recoverAndCheck(fixture: Fixture, trial: string, report: TrialRep
   if (temps.length > 0) report.violations.push({ trial, invariant: 'no temp file left', detail: temps.slice(0, 3).join(', ') });
   const storeTemps = Object.keys(diskTree(join(fixture.store, 'file-history'))).filter((path) => /\.fh-tmp-/.test(path));
   if (storeTemps.length > 0 && differences(now, expected).length > 0) report.violations.push({ trial, invariant: 'no temp file left', detail: `store: ${storeTemps.slice(0, 3).join(', ')}` });
+}
+
+/**
+ * A session lock the killed process left must be free or taken over at once (its holder is known
+ * to be gone): a violation when taking it is refused, or waits, or the lock has no holder record.
+ */
+async function lockTakenAtOnce(fixture: Fixture, trial: string, report: TrialReport): Promise<void> {
+  const store = new FsBackupStore({ root: fixture.store, lockStaleMs: 60_000 });
+  const lockFolder = join(fixture.store, 'locks', 's.lock');
+  const left = (() => {
+    try {
+      return readdirSync(lockFolder);
+    } catch {
+      return undefined;
+    }
+  })();
+  if (left !== undefined && !left.includes('holder.json')) {
+    report.violations.push({ trial, invariant: 'the next command does not wait for the lock', detail: `the lock folder holds ${JSON.stringify(left)}, no holder record` });
+  }
+  // lockSession does not wait: it takes the lock (a dead local holder's at once) or throws LockedError.
+  try {
+    await (await store.lockSession('s')).release();
+  } catch (error) {
+    report.violations.push({ trial, invariant: 'the next command does not wait for the lock', detail: (error as Error).message });
+  }
 }
 
 /** Spawn the CLI and SIGKILL it after `delayMs`; resolves when it is gone. */
