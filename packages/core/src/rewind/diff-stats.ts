@@ -42,7 +42,7 @@ export async function fileHistoryGetDiffStats(
   context: FileHistoryContext,
   options: DiffStatsOptions = {},
 ): Promise<DiffStats> {
-  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths));
+  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths), { deferContent: true });
   const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
   const missing = (path: string, backupFileName: string, reason: string) => {
     stats.failed?.push({ path, reason: `backup ${backupFileName} missing: ${reason}` });
@@ -75,6 +75,7 @@ export async function fileHistoryGetDiffStats(
       stats.failed?.push({ path: plan.path, reason: file });
       return;
     }
+    if ('same' in file) return;
     if ('missingBackup' in file) {
       missing(plan.path, file.missingBackup, 'the backup does not exist in the store');
       return;
@@ -95,7 +96,7 @@ export async function fileHistoryGetDiffStats(
  */
 export async function fileHistoryHasAnyChanges(state: FileHistoryState, messageId: string, context: FileHistoryContext): Promise<boolean> {
   const isChange = (plan: FilePlan) => plan.kind === 'restore' || plan.kind === 'delete' || plan.kind === 'missing';
-  const plans = await planRewind(context, rewindTargets(state, messageId, context), isChange);
+  const plans = await planRewind(context, rewindTargets(state, messageId, context), { stopWhen: isChange });
   return plans.some((plan) => plan !== undefined && isChange(plan));
 }
 
@@ -104,7 +105,7 @@ async function countPlan(
   context: FileHistoryContext,
   plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
   timeoutMs: () => number,
-): Promise<FileDiffStat | { missingBackup: string } | string> {
+): Promise<FileDiffStat | { missingBackup: string } | { same: true } | string> {
   const cap = context.diffSizeCapBytes;
   const stat: FileDiffStat = {
     path: plan.path,
@@ -133,7 +134,11 @@ async function countPlan(
     currentBytes = await context.fs.readFile(plan.absolutePath);
   }
 
-  if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) return { ...stat, modeOnly: true };
+  if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) {
+    // Planned without a byte comparison: size and mode already matched, so equal bytes mean no change.
+    if (plan.kind === 'restore' && plan.contentUnchecked === true) return { same: true };
+    return { ...stat, modeOnly: true };
+  }
   const lines = countLineChanges(currentBytes, backupBytes, timeoutMs());
   return lines === undefined ? { ...stat, tooManyChanges: true } : { ...stat, ...lines };
 }

@@ -49,6 +49,11 @@ export type FilePlan =
       currentStats: FsStats | undefined;
       /** Parent folders must be created first (after the rewind's deletions). */
       createParents: boolean;
+      /**
+       * Size, mode and timestamps could not tell whether the file differs from the backup, and the
+       * caller asked to compare the bytes itself (`deferContent`): equal bytes mean `same`.
+       */
+      contentUnchecked?: true;
     }
   /** Unlink what is at the path: the file did not exist at the snapshot. */
   | { kind: 'delete'; path: string; absolutePath: string; current: 'file' | 'symlink'; currentStats: FsStats }
@@ -87,16 +92,31 @@ export function rewindTargets(
   return [...selected].sort().map((path) => ({ path, backup: backups.get(path) }));
 }
 
+/** Options of {@link planRewind}. */
+export interface PlanRewindOptions {
+  /**
+   * Once one plan satisfies it (`hasAnyChanges`), the remaining files return `undefined`
+   * unplanned.
+   */
+  stopWhen?: (plan: FilePlan) => boolean;
+  /**
+   * A file whose size, mode and timestamps cannot settle whether it changed is planned as a
+   * `restore` marked `contentUnchecked` instead of being compared here: for a caller that reads
+   * both sides anyway (diff stats), so each side is read once.
+   */
+  deferContent?: boolean;
+}
+
 /**
  * Plan every target with bounded concurrency (the wide metadata limit for `lstat`s, the normal
- * one for reading bytes and asking the store), in target order. `stopWhen` (for `hasAnyChanges`)
- * makes the remaining files return `undefined` unplanned once one plan satisfies it.
+ * one for reading bytes and asking the store), in target order (see {@link PlanRewindOptions}).
  */
 export async function planRewind(
   context: FileHistoryContext,
   targets: readonly RewindTarget[],
-  stopWhen?: (plan: FilePlan) => boolean,
+  options: PlanRewindOptions = {},
 ): Promise<Array<FilePlan | undefined>> {
+  const { stopWhen, deferContent = false } = options;
   const metadata = createMetadataReader(context.fs);
   const folderState = createFolderChecker(metadata, context.projectRoot);
   const entries = new Map(targets.map((target) => [target.path, target.backup]));
@@ -106,7 +126,7 @@ export async function planRewind(
     targets,
     context.concurrency,
     (target) =>
-      planFile(context, metadata, target, folderState, deletedByThisRewind).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
+      planFile(context, metadata, target, folderState, deletedByThisRewind, deferContent).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
     stopWhen,
   );
 }
@@ -117,6 +137,7 @@ async function planFile(
   target: RewindTarget,
   folderState: (folder: string) => FolderState | Promise<FolderState>,
   deletedByThisRewind: (path: string) => boolean,
+  deferContent: boolean,
 ): Promise<FilePlan> {
   const { path, backup } = target;
   if (backup === undefined) return { kind: 'skip', path, reason: 'no backup of this file at or after the snapshot' };
@@ -163,11 +184,11 @@ async function planFile(
     if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'symlink', currentStats: stats };
     const followed = await statOrUndefined(context, absolutePath);
     if (followed === undefined || !followed.isFile()) return restorePlan(context, path, absolutePath, stored, 'symlink', undefined, false);
-    return compareAndPlan(context, path, absolutePath, stored, followed, 'symlink');
+    return compareAndPlan(context, path, absolutePath, stored, followed, 'symlink', deferContent);
   }
   if (!stats.isFile()) return { kind: 'skip', path, reason: 'not a regular file (a device, socket or pipe)' };
   if (stored === undefined) return { kind: 'delete', path, absolutePath, current: 'file', currentStats: stats };
-  return compareAndPlan(context, path, absolutePath, stored, stats, 'file');
+  return compareAndPlan(context, path, absolutePath, stored, stats, 'file', deferContent);
 }
 
 async function compareAndPlan(
@@ -177,11 +198,17 @@ async function compareAndPlan(
   backup: StoredBackup,
   stats: FsStats,
   current: 'file' | 'symlink',
+  deferContent: boolean,
 ): Promise<FilePlan> {
-  const check =
-    (backup.size !== undefined && backup.mode !== undefined
+  const quick =
+    backup.size !== undefined && backup.mode !== undefined
       ? compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)
-      : undefined) ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, backup)));
+      : undefined;
+  if (quick === undefined && deferContent && backup.size !== undefined && backup.mode !== undefined) {
+    const plan = await restorePlan(context, path, absolutePath, backup, current, stats, false);
+    return plan.kind === 'restore' ? { ...plan, contentUnchecked: true } : plan;
+  }
+  const check = quick ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, backup)));
   if (!check.changed) return { kind: 'same', path };
   if (check.reason === 'backup-missing') {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };

@@ -89,6 +89,28 @@ export function diffStatsTests(workspace: () => Workspace): void {
       ]);
     });
 
+    it('compares bytes when size and mode match but the timestamps cannot tell: rewritten with the same bytes is no change, same size with other bytes is', async () => {
+      const w = workspace();
+      await w.write('same.txt', 'keep\n');
+      await w.write('swapped.txt', 'abcd\n');
+      const history = await w.open();
+      await history.makeSnapshot('m1');
+      await history.trackEdit('same.txt');
+      await history.trackEdit('swapped.txt');
+      await w.write('same.txt', 'keep\n');
+      await w.write('swapped.txt', 'wxyz\n');
+      expect(await history.getDiffStats('m1')).toEqual({
+        filesChanged: ['swapped.txt'],
+        insertions: 1,
+        deletions: 1,
+        files: [{ path: 'swapped.txt', status: 'modified', insertions: 1, deletions: 1, binary: false }],
+        skipped: [],
+        failed: [],
+        missing: [],
+      });
+      expect(await history.hasAnyChanges('m1')).toBe(true);
+    });
+
     it('lists failed backups and missing backups instead of counting them', async () => {
       const w = workspace();
       await w.write('lost.txt', 'lost\n');
