@@ -99,6 +99,8 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .command('track')
     .description('back files up before an agent edits them')
     .argument('<paths...>', 'files to track (relative to the project or absolute)')
+    .option('--agent <agentId>', "the sub-agent about to edit them: its changes are attributed to it ('main': the main agent, the default)")
+    .option('--agent-type <type>', "that sub-agent's type (general-purpose, Explore, ...)")
     .action(action(async () => (await import('./commands/track.js')).run));
 
   program

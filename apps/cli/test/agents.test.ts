@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
+import { baseEnvironment, cliPath, readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
 const SESSION = '0b6d7a52-3f1e-4c8b-a4d9-5e2f6c7a8b90';
 const AGENT_A = 'a1b2c3d4e5f601234';
@@ -183,5 +183,102 @@ describe('sub-agent attribution from hook events', () => {
       `README.md was not changed by sub-agent ${AGENT_A} (general-purpose) after the checkpoint ${turn}; --paths with --agent names that agent's conflicting files only`,
     );
     expect(await readTree(box.project)).toEqual(AFTER);
+  });
+
+  it("the rewind menu, in a real terminal (tmux), offers one 'only this sub-agent's changes' option per sub-agent of the turn; choosing sub-agent A restores exactly A's files, reports the conflict, and undo brings all back", async () => {
+    const socket = `fh-agents-menu-${process.pid}`;
+    const tmux = (args: readonly string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+    const exports = Object.entries({ ...baseEnvironment(box.home), TERM: 'xterm-256color' })
+      .filter(([key]) => /^[A-Z_][A-Z0-9_]*$/.test(key))
+      .map(([key, value]) => `${key}=${quote(value)}`)
+      .join(' ');
+    const command = `cd ${quote(box.project)} && env -i ${exports} ${quote(process.execPath)} ${quote(cliPath)} --session ${SESSION} rewind; echo EXIT=$?; sleep 600`;
+    const waitFor = async (text: string): Promise<string> => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const shown = tmux(['capture-pane', '-p', '-J', '-S', '-100', '-t', 'agents']);
+        if (shown.includes(text)) return shown;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${text}; screen:\n${shown}`);
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+    };
+    try {
+      tmux(['new-session', '-d', '-s', 'agents', '-x', '160', '-y', '40', 'sh', '-c', command]);
+      await waitFor('Rewind to which prompt?');
+      // Newest first: the current prompt, turn 2, then turn 1 (the turn with the sub-agents).
+      tmux(['send-keys', '-t', 'agents', 'Down', 'Down', 'Enter']);
+      const options = await waitFor(`Restore code: only the changes of sub-agent ${AGENT_B} (test-writer)`);
+      expect(options).toContain(`Restore code: only the changes of sub-agent ${AGENT_A} (general-purpose)`);
+      // The option rows in screen order, each cut after its label (the code options carry their +/- after it).
+      const labels = ['Restore code and conversation', 'Restore conversation', `Restore code: only the changes of sub-agent ${AGENT_A} (general-purpose)`, `Restore code: only the changes of sub-agent ${AGENT_B} (test-writer)`, 'Restore code', 'Never mind'];
+      const rows = options.split('\n').flatMap((line) => {
+        const label = labels.find((candidate) => new RegExp(`(^|[^\\w:])${candidate.replace(/[()]/g, '\\$&')}(\\s|$)`).test(line));
+        return label === undefined ? [] : [label];
+      });
+      expect(rows).toEqual(['Restore code and conversation', 'Restore conversation', 'Restore code', labels[2], labels[3], 'Never mind']);
+      tmux(['send-keys', '-t', 'agents', 'Down', 'Down', 'Down', 'Enter']);
+      const done = await waitFor('EXIT=');
+      expect(done).toContain(`Only the changes of the sub-agent ${AGENT_A} (general-purpose): 2 files; 1 changed by other agents too, left alone`);
+      expect(done).toContain(`also changed by sub-agent ${AGENT_B} (test-writer) after the checkpoint; left alone`);
+      expect(done).toContain('EXIT=3');
+    } finally {
+      try {
+        tmux(['kill-server']);
+      } catch {
+        // The server already ended.
+      }
+    }
+    const { 'src/options.ts': _created, ...others } = AFTER;
+    expect(await readTree(box.project)).toEqual({ ...others, 'src/parser.ts': { content: BEFORE['src/parser.ts'], mode: 0o644 } });
+    // Nothing of A's is left to rewind; the conflict is still left alone.
+    const again = JSON.parse((await fh(box, ['rewind', turn, '--agent', AGENT_A, '--dry-run'])).stdout);
+    expect(again.preview.filesChanged).toEqual([]);
+    expect(again.agent.conflicts).toEqual([{ path: 'src/shared.ts', changedBy: [agentB] }]);
+    expect((await fh(box, ['undo'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(AFTER);
+  }, 120_000);
+});
+
+describe('fh track --agent: a harness driving fh from its own hooks attributes sub-agent edits', () => {
+  it('records the named sub-agent (and its type) in the entries; rewind --agent restores exactly its files; bad flags are refused, tracking nothing', async () => {
+    const box = await sandbox();
+    const run = (args: readonly string[]) => box.fhJson<Record<string, any>>(['--session', 'harness', ...args]);
+    await writeFiles(box.project, { 'main.txt': 'main before\n', 'sub.txt': 'sub before\n', 'both.txt': 'both before\n' });
+    expect((await run(['snapshot', 'turn-1', '--prompt', 'do the work'])).result.exitCode).toBe(0);
+
+    const refused = [
+      [['track', '--agent-type', 'Explore', 'sub.txt'], '--agent-type names the type of the sub-agent given with --agent; nothing was tracked: pass --agent <id> too'],
+      [['track', '--agent', '', 'sub.txt'], '--agent needs a sub-agent id (or main); nothing was tracked'],
+      [['track', '--agent', 'main', '--agent-type', 'Explore', 'sub.txt'], '--agent main is the main agent, which has no --agent-type; nothing was tracked'],
+    ] as const;
+    for (const [args, message] of refused) {
+      const { result, json } = await run(args);
+      expect(result.exitCode).toBe(2);
+      expect(json.error.message).toBe(message);
+    }
+    expect((await run(['list'])).json.checkpoints[0].filesChanged).toEqual([]);
+
+    const sub = await run(['track', '--agent', 'agent-7', '--agent-type', 'Explore', 'sub.txt', 'both.txt']);
+    expect(sub.result.exitCode).toBe(0);
+    expect(sub.json).toMatchObject({ tracked: ['sub.txt', 'both.txt'], failed: [], agent: { by: 'subagent', agentId: 'agent-7', agentType: 'Explore' } });
+    const text = await box.fh(['--session', 'harness', 'track', '--agent', 'agent-7', 'sub.txt']);
+    expect(text.stdout).toBe('tracked sub.txt for the sub-agent agent-7\n');
+    expect((await run(['track', '--agent', 'main', 'main.txt', 'both.txt'])).json.agent).toEqual({ by: 'main', agentId: null, agentType: null });
+    await writeFiles(box.project, { 'main.txt': 'main after\n', 'sub.txt': 'sub after\n', 'both.txt': 'both after\n' });
+
+    expect((await run(['list'])).json.checkpoints[0].agents).toEqual([
+      { by: 'main', agentId: null, agentType: null, paths: ['both.txt', 'main.txt'] },
+      { by: 'subagent', agentId: 'agent-7', agentType: 'Explore', paths: ['both.txt', 'sub.txt'] },
+    ]);
+    const { result, json } = await run(['rewind', 'turn-1', '--agent', 'agent-7', '--yes']);
+    expect(result.exitCode).toBe(3);
+    expect(json.code).toMatchObject({ restored: ['sub.txt'], deleted: [], failed: [] });
+    expect(json.agent.conflicts).toEqual([{ path: 'both.txt', changedBy: [{ by: 'main', agentId: null, agentType: null }] }]);
+    expect(await readTree(box.project)).toEqual({
+      'both.txt': { content: 'both after\n', mode: 0o644 },
+      'main.txt': { content: 'main after\n', mode: 0o644 },
+      'sub.txt': { content: 'sub before\n', mode: 0o644 },
+    });
   });
 });

@@ -427,3 +427,70 @@ describe('RewindSession.undoRewind', () => {
 function runShHash(projectRoot: string): string {
   return createHash('sha256').update(join(projectRoot, 'run.sh')).digest('hex').slice(0, 16);
 }
+
+describe("RewindSession: only one sub-agent's changes (issue 14)", () => {
+  const AGENT_A = 'a96cf8a57447af436';
+  const AGENT_B = 'b0b1b2b3b4b5b6b7';
+
+  /** One turn: the main agent edits main.txt; sub-agent A edits a.txt and shared.txt and creates made.txt; sub-agent B edits shared.txt. */
+  async function subagentTurn() {
+    const base = await temporaryFolder();
+    const projectRoot = join(base, 'project');
+    await mkdir(projectRoot, { recursive: true });
+    for (const name of ['main.txt', 'a.txt', 'shared.txt']) await writeFile(join(projectRoot, name), `${name} before\n`);
+    const history = await openHistory({ projectRoot, sessionId: SESSION, store: new FsBackupStore({ root: join(base, 'store') }) });
+    await history.makeSnapshot('u1');
+    const a = history.forSubagent({ agentId: AGENT_A, agentType: 'general-purpose' });
+    const b = history.forSubagent({ agentId: AGENT_B });
+    await history.trackEdit('main.txt');
+    await a.trackEdit('a.txt');
+    await a.trackEdit('shared.txt');
+    await a.trackEdit('made.txt');
+    await b.trackEdit('shared.txt');
+    for (const name of ['main.txt', 'a.txt', 'shared.txt', 'made.txt']) await writeFile(join(projectRoot, name), `${name} after\n`);
+    const session = new RewindSession({ history, messages: [user('u1', null, 'Split the work'), assistant('a1', 'u1', 'Done.')] });
+    return { projectRoot, history, session };
+  }
+
+  it("restoreOptions offers one 'only this sub-agent's changes' option per sub-agent after Restore code, with its own dry run and conflicts", async () => {
+    const { session } = await subagentTurn();
+    const options = await session.restoreOptions('u1');
+    expect(options.map((option) => [option.mode, option.label, option.isDefault, option.agent])).toEqual([
+      ['both', 'Restore code and conversation', true, undefined],
+      ['conversation', 'Restore conversation', false, undefined],
+      ['code', 'Restore code', false, undefined],
+      ['code', `Restore code: only the changes of sub-agent ${AGENT_A} (general-purpose)`, false, { by: 'subagent', agentId: AGENT_A, agentType: 'general-purpose' }],
+      ['code', `Restore code: only the changes of sub-agent ${AGENT_B}`, false, { by: 'subagent', agentId: AGENT_B }],
+      ['nevermind', 'Never mind', false, undefined],
+    ]);
+    const onlyA = options[3]?.diffStats;
+    expect(onlyA?.filesChanged).toEqual(['a.txt', 'made.txt']);
+    expect(onlyA?.agent).toEqual({
+      agent: { by: 'subagent', agentId: AGENT_A, agentType: 'general-purpose' },
+      paths: ['a.txt', 'made.txt'],
+      conflicts: [{ path: 'shared.txt', changedBy: [{ by: 'subagent', agentId: AGENT_B }] }],
+    });
+    expect(options[4]?.diffStats.filesChanged).toEqual([]);
+    expect(options[4]?.diffStats.agent?.conflicts).toEqual([{ path: 'shared.txt', changedBy: [{ by: 'subagent', agentId: AGENT_A, agentType: 'general-purpose' }] }]);
+    expect(await session.subagentOptions('no-such-turn')).toEqual([]);
+  });
+
+  it("restoring the option rewinds exactly that sub-agent's files, leaves the conflict and the others, and undo brings all back", async () => {
+    const { projectRoot, session } = await subagentTurn();
+    const option = (await session.subagentOptions('u1'))[0];
+    expect(option?.agent?.agentId).toBe(AGENT_A);
+    const result = await session.restore({ messageId: 'u1', mode: option?.mode ?? 'code', agent: option?.agent?.agentId as string });
+    expect(result.code?.restored).toEqual(['a.txt']);
+    expect(result.code?.deleted).toEqual(['made.txt']);
+    expect(result.code?.skipped.map((entry) => entry.path)).toEqual(['shared.txt']);
+    expect(result.agent?.conflicts).toEqual([{ path: 'shared.txt', changedBy: [{ by: 'subagent', agentId: AGENT_B }] }]);
+    expect(await tree(projectRoot)).toEqual({ 'a.txt': '644 a.txt before\n', 'main.txt': '644 main.txt after\n', 'shared.txt': '644 shared.txt after\n' });
+    await session.undo();
+    expect(await tree(projectRoot)).toEqual({
+      'a.txt': '644 a.txt after\n',
+      'made.txt': '644 made.txt after\n',
+      'main.txt': '644 main.txt after\n',
+      'shared.txt': '644 shared.txt after\n',
+    });
+  });
+});

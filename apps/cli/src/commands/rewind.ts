@@ -53,7 +53,6 @@ import {
   isTranscriptMessage,
   promptForResubmit,
   rewindConversation,
-  turnAgentChanges,
   type ConversationRecord,
   type PromptForResubmit,
   type RewindPreview,
@@ -357,11 +356,6 @@ function conversationPreview(rewinder: RewindSession, messageId: string) {
  */
 async function menuEntries(context: CommandContext, session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
   const history = session.history;
-  const subagents = new Map<string, Array<{ agentId: string; agentType?: string }>>();
-  for (const snapshot of history.state.snapshots) {
-    const agents = turnAgentChanges(snapshot).flatMap((change) => (change.agent.by === 'subagent' ? [change.agent] : []));
-    subagents.set(snapshot.messageId, agents.map((agent) => (agent.agentType === undefined ? { agentId: agent.agentId } : { agentId: agent.agentId, agentType: agent.agentType })));
-  }
   const entries: Array<MenuEntry & { order: number }> = [];
   const seen = new Set<string>();
   const prompts = rewinder.selectableMessages();
@@ -384,7 +378,7 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
       canRestore,
       stats: canRestore ? await rewinder.preview(selectable.messageId) : undefined,
       ...(canRestore ? outsideField(await rewinder.previewOutside(selectable.messageId)) : {}),
-      subagents: canRestore ? (subagents.get(selectable.messageId) ?? []) : [],
+      subagentOptions: canRestore ? await rewinder.subagentOptions(selectable.messageId) : [],
       order: timestamp?.getTime() ?? position,
     });
   }
@@ -406,7 +400,7 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
       canRestore: true,
       stats: await rewinder.preview(snapshot.messageId),
       ...outsideField(await rewinder.previewOutside(snapshot.messageId)),
-      subagents: subagents.get(snapshot.messageId) ?? [],
+      subagentOptions: await rewinder.subagentOptions(snapshot.messageId),
       order: snapshot.timestamp.getTime(),
     });
   }

@@ -1,24 +1,55 @@
 /**
- * `fh track <path…>`: back files up before an agent edits them (`trackEdit`). Paths are relative
- * to the current folder or absolute, and must lie inside the project.
+ * `fh track <path…> [--agent <id> [--agent-type <type>]]`: back files up before an agent edits
+ * them (`trackEdit`). Paths are relative to the current folder or absolute, and must lie inside
+ * the project. `--agent` names the sub-agent that is about to edit them (issue 14: a harness
+ * driving fh from its own hooks attributes sub-agent edits as `fh hook` does from Claude Code's
+ * `agent_id` / `agent_type`): the backups go into the main turn's checkpoint as always, and each
+ * file's entry records the sub-agent (`history.forSubagent`). `--agent main` (or no `--agent`) is
+ * the main agent.
  *
- * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "failed": [{ "path", "error" }] }`.
+ * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "failed": [{ "path", "error" }] }`,
+ * plus `"agent": { "by", "agentId", "agentType" }` when `--agent` is given.
  * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
  * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
 import { resolve } from 'node:path';
-import { toTrackingPath } from '@fh/core';
+import { agentFromIds, toTrackingPath, type AgentIdentity } from '@fh/core';
 import { PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { displayPath } from '../format.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
+import { agentDocument, agentLabel } from '../agent-lines.js';
 import { openSession } from '../open-session.js';
 
+/** Options of `fh track`. */
+export interface TrackOptions {
+  /** `--agent <id>`: the sub-agent about to edit the files (`main`: the main agent). */
+  agent?: string;
+  /** `--agent-type <type>`: that sub-agent's type (needs `--agent`). */
+  agentType?: string;
+}
+
+/** The agent `--agent` / `--agent-type` name; `UsageError` for an empty id or a type without a sub-agent. */
+function agentOption(options: TrackOptions): AgentIdentity | undefined {
+  if (options.agent === undefined) {
+    if (options.agentType !== undefined) throw new UsageError('--agent-type names the type of the sub-agent given with --agent; nothing was tracked: pass --agent <id> too');
+    return undefined;
+  }
+  if (options.agent.trim() === '') throw new UsageError('--agent needs a sub-agent id (or main); nothing was tracked');
+  if (options.agentType !== undefined && options.agentType.trim() === '') throw new UsageError('--agent-type needs a type name; nothing was tracked');
+  if (options.agent === 'main') {
+    if (options.agentType !== undefined) throw new UsageError('--agent main is the main agent, which has no --agent-type; nothing was tracked');
+    return agentFromIds(undefined);
+  }
+  return agentFromIds(options.agent, options.agentType);
+}
+
 /** Run `fh track`. */
-export async function run(context: CommandContext, paths: string[]): Promise<number> {
+export async function run(context: CommandContext, paths: string[], options: TrackOptions = {}): Promise<number> {
   assertWritable(context, 'track');
   assertCheckpointingEnabled(context);
+  const agent = agentOption(options);
   const session = await openSession(context, { mustExist: false });
   try {
     if (session.history.state.snapshots.length === 0) {
@@ -32,7 +63,7 @@ export async function run(context: CommandContext, paths: string[]): Promise<num
       try {
         if (path === '') throw new UsageError('an empty path is not a file to track');
         if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
-        await session.history.trackEdit(absolute);
+        await (agent?.by === 'subagent' ? session.history.forSubagent(agent).trackEdit(absolute) : session.history.trackEdit(absolute));
         tracked.push(toTrackingPath(session.projectRoot, absolute));
       } catch (error) {
         firstError ??= error;
@@ -40,8 +71,10 @@ export async function run(context: CommandContext, paths: string[]): Promise<num
       }
     }
     if (tracked.length === 0 && firstError !== undefined) throw firstError;
-    context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, tracked, failed }, () =>
-      tracked.map((path) => `tracked ${displayPath(path)}`),
+    const agentField = agent === undefined ? {} : { agent: agentDocument(agent) };
+    const by = agent?.by === 'subagent' ? ` for the ${agentLabel(agent)}` : '';
+    context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, tracked, failed, ...agentField }, () =>
+      tracked.map((path) => `tracked ${displayPath(path)}${by}`),
     );
     if (failed.length > 0) throw new PartialFailureError(`${failed.length} of ${paths.length} paths were not tracked`, failed);
     return 0;

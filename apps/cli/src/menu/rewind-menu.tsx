@@ -23,7 +23,7 @@
  */
 import { Box, render, Text, useApp, useInput, useStdout, type Key } from 'ink';
 import { useEffect, useReducer, useState, type ReactNode } from 'react';
-import type { RewindPreview } from '@fh/core';
+import type { RestoreOption, RewindPreview } from '@fh/core';
 import { displayId, displayPath, excerpt, formatTime, plural } from '../format.js';
 import { reasonText, refusalText, REWIND_ACTION } from '../render-stats.js';
 
@@ -49,8 +49,11 @@ export interface MenuEntry {
   stats: RewindPreview | undefined;
   /** What the rewind would change outside the project (left unless `--include-outside`); absent when the session tracked nothing there. */
   outside?: RewindPreview;
-  /** The sub-agents that changed files in this turn (their own restore option each). */
-  subagents?: ReadonlyArray<{ agentId: string; agentType?: string }>;
+  /**
+   * The "only this sub-agent's changes" options of this turn (`RewindSession.subagentOptions`):
+   * one per sub-agent that changed files in it, each offered after "Restore code".
+   */
+  subagentOptions?: readonly RestoreOption[];
 }
 
 /** What the person chose. */
@@ -90,8 +93,8 @@ export function optionsFor(entry: MenuEntry, canSummarize = false): MenuOption[]
   if (entry.hasMessage) options.push('conversation');
   if (entry.canRestore) {
     options.push('code');
-    for (const agent of entry.subagents ?? []) {
-      options.push({ agentId: agent.agentId, label: `Restore code: only the changes of sub-agent ${agent.agentId}${agent.agentType === undefined ? '' : ` (${agent.agentType})`}` });
+    for (const option of entry.subagentOptions ?? []) {
+      if (option.agent !== undefined) options.push({ agentId: option.agent.agentId, label: option.label });
     }
   }
   if (canSummarize && entry.hasMessage) {

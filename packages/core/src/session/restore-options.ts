@@ -1,6 +1,7 @@
 /**
  * The restore menu (seed 000 §2, MessageSelector): what a person may do with a chosen message.
  */
+import type { AgentIdentity } from '../attribution/agents.js';
 import type { RewindPreview } from './rewind-preview.js';
 
 /**
@@ -22,9 +23,23 @@ export interface RestoreOption {
   isDefault: boolean;
   /**
    * What the option would do to files (dry run): the rewind's stats for `both` and `code`, with
-   * `changedSinceLatestSnapshot`; empty stats for the others, which change no file.
+   * `changedSinceLatestSnapshot`; empty stats for the others, which change no file. For an
+   * option with `agent`: the stats of that agent's files only, and in `diffStats.agent` the files
+   * it covers and the conflicts it leaves alone (see `RewindPreview.agent`).
    */
   diffStats: RewindPreview;
+  /**
+   * "Only this sub-agent's changes" (issue 14; mode `code`): restoring this option is
+   * `restore({ messageId, mode: 'code', agent: agent.agentId })`, which rewinds only the files
+   * that sub-agent changed after the checkpoint and leaves those another agent changed too.
+   * Absent for every other option.
+   */
+  agent?: Extract<AgentIdentity, { by: 'subagent' }>;
+}
+
+/** The label of the "only this sub-agent's changes" option of `agent`. */
+export function subagentOptionLabel(agent: { agentId: string; agentType?: string }): string {
+  return `Restore code: only the changes of sub-agent ${agent.agentId}${agent.agentType === undefined ? '' : ` (${agent.agentType})`}`;
 }
 
 /** Menu labels, as Claude Code words them. */

@@ -25,9 +25,10 @@ import { FhError, InvalidArgumentError, NotFoundError, UnsupportedError } from '
 import type { FileHistoryReader } from '../file-history.js';
 import type { RewindResult } from '../results.js';
 import type { RewindOptions } from '../rewind/rewind.js';
-import { conflictSkip, selectAgentChanges, type AgentSelection } from '../attribution/agent-changes.js';
+import { conflictSkip, selectAgentChanges, turnAgentChanges, type AgentSelection } from '../attribution/agent-changes.js';
 import { forkSession, type ForkResult } from './fork-session.js';
-import { emptyDiffStats, RESTORE_MODE_LABELS, type RestoreMode, type RestoreOption } from './restore-options.js';
+import { emptyDiffStats, RESTORE_MODE_LABELS, subagentOptionLabel, type RestoreMode, type RestoreOption } from './restore-options.js';
+import { findSnapshot } from '../state/state-queries.js';
 import { resolveMessageReference } from './message-reference.js';
 import { rewindPreview, type RewindPreview } from './rewind-preview.js';
 import {
@@ -268,9 +269,11 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
 
   /**
    * The restore menu for `messageId` (seed 000 §2): `both` (default), `conversation`, `code` when
-   * the file history can restore it, else `conversation` (default); `summarize` and — when
-   * messages precede it — `summarize_up_to` when a summariser was given; `nevermind` last. Each
-   * carries its dry-run diff stats. For {@link CURRENT_PROMPT_ID} only `nevermind`.
+   * the file history can restore it — followed, when sub-agents changed files in that turn, by one
+   * "only this sub-agent's changes" option each (mode `code` with `agent`, see
+   * {@link subagentOptions}) — else `conversation` (default); `summarize` and — when messages
+   * precede it — `summarize_up_to` when a summariser was given; `nevermind` last. Each carries
+   * its dry-run diff stats. For {@link CURRENT_PROMPT_ID} only `nevermind`.
    * Throws `NotFoundError`/`InvalidArgumentError` when `messageId` is not a typed prompt.
    */
   async restoreOptions(messageId: string): Promise<RestoreOption[]> {
@@ -285,7 +288,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     const options: RestoreOption[] = [];
     if (this.history.canRestore(messageId)) {
       const stats = await this.preview(messageId);
-      options.push(option('both', true, stats), option('conversation', false), option('code', false, stats));
+      options.push(option('both', true, stats), option('conversation', false), option('code', false, stats), ...(await this.subagentOptions(messageId)));
     } else {
       options.push(option('conversation', true));
     }
@@ -294,6 +297,25 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
       if (this.list.slice(0, index).some(isTranscriptMessage)) options.push(option('summarize_up_to', false));
     }
     options.push(option('nevermind', false));
+    return options;
+  }
+
+  /**
+   * The "only this sub-agent's changes" options of the checkpoint `messageId` (issue 14): one per
+   * sub-agent that changed files in that turn (its snapshot's `changedBy`), in the order of their
+   * first change, each mode `code` with `agent` and, in `diffStats`, the dry run of
+   * `restore({ messageId, mode: 'code', agent: agentId })` (the agent's files; in
+   * `diffStats.agent` the conflicts it would leave alone). Works for any checkpoint, recorded
+   * prompt or not; `[]` when the turn had no sub-agent or there is no snapshot for `messageId`.
+   */
+  async subagentOptions(messageId: string): Promise<RestoreOption[]> {
+    const snapshot = findSnapshot(this.history.state, messageId);
+    if (snapshot === undefined) return [];
+    const options: RestoreOption[] = [];
+    for (const { agent } of turnAgentChanges(snapshot)) {
+      if (agent.by !== 'subagent') continue;
+      options.push({ mode: 'code', label: subagentOptionLabel(agent), isDefault: false, diffStats: await this.preview(messageId, { agent: agent.agentId }), agent });
+    }
     return options;
   }
 
