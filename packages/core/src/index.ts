@@ -4,6 +4,7 @@ export * from './types.js';
 export * from './store.js';
 export * from './state/records.js';
 export * from './results.js';
+export * from './progress.js';
 export * from './state/jsonl.js';
 export * from './conversation/index.js';
 export * from './state/restore-state.js';

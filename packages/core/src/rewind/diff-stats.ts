@@ -16,6 +16,7 @@ import type { FileHistoryContext } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import type { DiffStats, FileDiffStat } from '../results.js';
 import type { FileHistoryState } from '../types.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 
 /** Bytes scanned for a NUL byte to call a file binary. */
 const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -29,6 +30,11 @@ export interface DiffStatsOptions {
    * then as each file's lines are counted. It must not throw.
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Progress in phases, for a bar (see `progress.ts`): `checking` while each file is compared
+   * with the snapshot, then `counting` while the changed files' lines are counted. Must not throw.
+   */
+  onPhaseProgress?: ProgressCallback;
 }
 
 /**
@@ -42,7 +48,10 @@ export async function fileHistoryGetDiffStats(
   context: FileHistoryContext,
   options: DiffStatsOptions = {},
 ): Promise<DiffStats> {
-  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths), { deferContent: true });
+  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths), {
+    deferContent: true,
+    ...(options.onPhaseProgress === undefined ? {} : { onProgress: options.onPhaseProgress }),
+  });
   const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
   const missing = (path: string, backupFileName: string, reason: string) => {
     stats.failed?.push({ path, reason: `backup ${backupFileName} missing: ${reason}` });
@@ -53,13 +62,17 @@ export async function fileHistoryGetDiffStats(
   const total = plans.length;
   let done = plans.filter((plan) => plan?.kind !== 'restore' && plan?.kind !== 'delete').length;
   options.onProgress?.(done, total);
+  const counting = startPhase(options.onPhaseProgress, 'counting', total - done);
   const counted = await Promise.all(
     plans.map((plan) =>
       plan?.kind === 'restore' || plan?.kind === 'delete'
         ? context.limit(() =>
             countPlan(context, plan, timeoutMs)
               .catch((error: unknown) => (error instanceof Error ? error.message : String(error)))
-              .finally(() => options.onProgress?.((done += 1), total)),
+              .finally(() => {
+                options.onProgress?.((done += 1), total);
+                counting.file();
+              }),
           )
         : undefined,
     ),

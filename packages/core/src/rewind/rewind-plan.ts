@@ -11,6 +11,7 @@
  * the snapshot needs a folder only when that file is itself tracked and deleted by the same rewind.
  */
 import { dirname, join } from 'node:path';
+import { startPhase, type ProgressCallback } from '../progress.js';
 import { backupTimeMs, checkFileChanged, compareMetadata, type StoredBackup } from '../snapshot/change-detection.js';
 import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from '../errors.js';
 import type { FileHistoryContext } from '../file-history-context.js';
@@ -105,6 +106,8 @@ export interface PlanRewindOptions {
    * both sides anyway (diff stats), so each side is read once.
    */
   deferContent?: boolean;
+  /** Progress for a bar: a `checking` phase, one step per file planned (see `progress.ts`). */
+  onProgress?: ProgressCallback;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function planRewind(
   options: PlanRewindOptions = {},
 ): Promise<Array<FilePlan | undefined>> {
   const { stopWhen, deferContent = false } = options;
+  const progress = startPhase(options.onProgress, 'checking', targets.length);
   const metadata = createMetadataReader(context.fs);
   const folderState = createFolderChecker(metadata, context.projectRoot);
   const entries = new Map(targets.map((target) => [target.path, target.backup]));
@@ -126,7 +130,9 @@ export async function planRewind(
     targets,
     context.concurrency,
     (target) =>
-      planFile(context, metadata, target, folderState, deletedByThisRewind, deferContent).catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) })),
+      planFile(context, metadata, target, folderState, deletedByThisRewind, deferContent)
+        .catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) }))
+        .finally(() => progress.file()),
     stopWhen,
   );
 }

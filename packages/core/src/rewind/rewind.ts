@@ -34,6 +34,7 @@ import { STALE_TEMPORARY_MS } from './temporary-files.js';
 import { openProjectWriter, splitTrackingPath, type ProjectWriter } from './project-writer.js';
 import { restoredMode } from './restored-mode.js';
 import type { RewindResult } from '../results.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 import type { FileHistoryState } from '../types.js';
 
 /**
@@ -66,6 +67,11 @@ export interface RewindOptions {
    * temps older than 60 s are removed. `FileHistory.rewind` sets it while it holds the lock.
    */
   sessionLocked?: boolean;
+  /**
+   * Progress for a bar (see `progress.ts`): `checking` while each file is compared with the
+   * snapshot, then `writing` (files and bytes restored or deleted). Must not throw.
+   */
+  onProgress?: ProgressCallback;
 }
 
 /**
@@ -85,7 +91,7 @@ export async function fileHistoryRewind(
   const result: RewindResult = { messageId, restored: [], deleted: [], skipped: [], failed: [] };
   const state = captureState(updateState);
   if (state === undefined) return result;
-  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths));
+  const plans = await planRewind(context, rewindTargets(state, messageId, context, options.paths), options.onProgress === undefined ? {} : { onProgress: options.onProgress });
 
   const writes: Array<Extract<FilePlan, { kind: 'restore' | 'delete' }>> = [];
   for (const plan of plans) {
@@ -108,11 +114,13 @@ export async function fileHistoryRewind(
 
   const deletions = writes.filter((plan) => plan.kind === 'delete');
   const restores = writes.filter((plan) => plan.kind === 'restore');
+  const size = (plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>) => (plan.kind === 'restore' ? plan.info.size : 0);
+  const progress = startPhase(options.onProgress, 'writing', writes.length, restores.reduce((sum, plan) => sum + size(plan), 0));
   const writer = await openProjectWriter(context.fs, context.projectRoot);
   try {
     await removeLeftoverTemporaryFiles(writer, restores.map((plan) => splitTrackingPath(plan.path).folder), options.sessionLocked === true);
     for (const phase of [deletions, restores]) {
-      const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, writer, plan))));
+      const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, writer, plan).finally(() => progress.file(size(plan))))));
       phase.forEach((plan, index) => {
         const outcome = outcomes[index];
         if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });

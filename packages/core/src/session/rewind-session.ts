@@ -44,6 +44,7 @@ import {
   type UndoStore,
 } from './undo.js';
 import type { RewindWrite } from '../rewind/rewind.js';
+import type { ProgressCallback } from '../progress.js';
 import type { Timeline } from './timeline.js';
 import type { TimelinePoint } from './timeline-records.js';
 import type { UndoEntry, UndoPoint } from './undo-records.js';
@@ -89,6 +90,13 @@ export interface RewindSessionOptions<R extends ConversationRecord> {
    * on the current branch (see `offeredCheckpointIds`). Default true.
    */
   unrecordedCheckpoints?: boolean;
+  /**
+   * Progress of the long operations, for a front end's bar (see `progress.ts`): `restore`'s code
+   * half (`checking`, `saving` the undo point, `writing`), `undo`/`redo` (`checking`, `saving`,
+   * `writing`) and `preview` (`checking`, `counting`), in files and bytes. Called synchronously;
+   * must be cheap; an exception it throws is ignored. Default: none.
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** What a restore did, or left, outside the project (see {@link RestoreRequest.includeOutside}). */
@@ -184,8 +192,10 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private readonly outsideHistory: RewindableHistory | undefined;
   private readonly outsideUndo: UndoStore | undefined;
   private readonly unrecordedCheckpoints: boolean;
+  private readonly onProgress: ProgressCallback | undefined;
 
   constructor(options: RewindSessionOptions<R>) {
+    this.onProgress = options.onProgress;
     this.unrecordedCheckpoints = options.unrecordedCheckpoints !== false;
     this.outsideHistory = options.outside?.history;
     const outsideUndo = options.outside?.undo;
@@ -254,7 +264,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
 
   /** The dry run of a code rewind (see `rewindPreview`; `agent` limits it to one agent's changes). */
   preview(messageId: string, options: { paths?: readonly string[]; agent?: string } = {}): Promise<RewindPreview> {
-    return rewindPreview(this.history, messageId, options);
+    return rewindPreview(this.history, messageId, this.onProgress === undefined ? options : { ...options, onPhaseProgress: this.onProgress });
   }
 
   /**
@@ -555,12 +565,13 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
   private async journaledRewind(messageId: string, request: RestoreRequest, result: RestoreResult): Promise<RewindResult> {
     const undo = this.undoStore;
     const paths = request.paths === undefined ? {} : { paths: request.paths };
-    if (undo === undefined) return this.history.rewind(messageId, paths);
+    if (undo === undefined) return this.history.rewind(messageId, { ...paths, ...(this.onProgress === undefined ? {} : { onProgress: this.onProgress }) });
     const options = this.undoOptions();
     result.recovered = await recoverPending(this.history, undo, options);
     let point: TimelinePoint | undefined;
     const code = await this.history.rewind(messageId, {
       ...paths,
+      ...(this.onProgress === undefined ? {} : { onProgress: this.onProgress }),
       beforeWrite: async (written, plan) => {
         point = await capturePoint(this.history, undo, { paths: written, operation: 'rewind', messageId, plan: plannedEntries(plan) }, options);
         result.undoPoint = point;
@@ -586,6 +597,7 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     return {
       deleteOrphans: this.undoStore !== undefined && this.undoStore.store === this.history.store && this.undoStore.sessionId === this.history.sessionId && this.history.holdsLock === true,
       sessionLocked: this.history.holdsLock === true,
+      ...(this.onProgress === undefined ? {} : { onProgress: this.onProgress }),
       ...(this.generateId === undefined ? {} : { generateId: this.generateId }),
       ...(this.now === undefined ? {} : { now: this.now }),
     };

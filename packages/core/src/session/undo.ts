@@ -39,6 +39,7 @@ import {
   type TimelinePoint,
 } from './timeline-records.js';
 import type { UndoEntry } from './undo-records.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 
 /** Where the timeline lives: pre-image backups in `store` under `sessionId`, records in `log`. */
 export interface UndoStore {
@@ -79,6 +80,12 @@ export interface UndoOptions {
    * a leftover of a killed process and is removed first (default false: only those older than 60 s).
    */
   sessionLocked?: boolean;
+  /**
+   * Progress for a bar (see `progress.ts`): `checking` while an undo or redo compares each file
+   * with its entry, `saving` while the point's pre-images are saved (files and bytes), `writing`
+   * while the files are put back (files and bytes). Must not throw.
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** What {@link capturePoint} saves. */
@@ -202,24 +209,30 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
   const made: string[] = [];
   let appending = false;
   const paths = [...new Set(input.paths)].sort();
+  const progress = startPhase(options.onProgress, 'saving', paths.length);
+  const savePreImage = async (path: string): Promise<UndoEntry> => {
+    const absolutePath = toAbsolutePath(workspace.projectRoot, path);
+    const stats = await lstatOrUndefined(fs, absolutePath);
+    if (stats === undefined) return { path, kind: 'missing', backupFileName: null, mode: null };
+    if (stats.isDirectory()) return { path, kind: 'folder', backupFileName: null, mode: null };
+    if (stats.isSymbolicLink()) {
+      if (typeof fs.readlink !== 'function') {
+        throw new UnsupportedError(`saving the symbolic link ${path} for undo needs a workspace fs with readlink`);
+      }
+      return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(absolutePath) };
+    }
+    const backupFileName = undoBackupFileName(absolutePath, undoId);
+    const info = await putUndoBackup(undo, backupFileName, absolutePath);
+    made.push(backupFileName);
+    return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size };
+  };
   try {
     const settled = await Promise.allSettled(
       paths.map((path) =>
         limit(async (): Promise<UndoEntry> => {
-          const absolutePath = toAbsolutePath(workspace.projectRoot, path);
-          const stats = await lstatOrUndefined(fs, absolutePath);
-          if (stats === undefined) return { path, kind: 'missing', backupFileName: null, mode: null };
-          if (stats.isDirectory()) return { path, kind: 'folder', backupFileName: null, mode: null };
-          if (stats.isSymbolicLink()) {
-            if (typeof fs.readlink !== 'function') {
-              throw new UnsupportedError(`saving the symbolic link ${path} for undo needs a workspace fs with readlink`);
-            }
-            return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(absolutePath) };
-          }
-          const backupFileName = undoBackupFileName(absolutePath, undoId);
-          const info = await putUndoBackup(undo, backupFileName, absolutePath);
-          made.push(backupFileName);
-          return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size };
+          const entry = await savePreImage(path);
+          progress.file(entry.size ?? 0);
+          return entry;
         }),
       ),
     );
@@ -461,7 +474,8 @@ async function applyState(
   const infos = await validateEntries(workspace, undo, entries, request.what);
   const info = (entry: UndoEntry) => (entry.backupFileName === null ? undefined : infos.get(entry.backupFileName));
   const limit = pLimit(options.concurrency ?? 16);
-  const same = await Promise.all(entries.map((entry) => limit(() => alreadyAs(workspace, undo, entry, info(entry)))));
+  const checking = startPhase(options.onProgress, 'checking', entries.length);
+  const same = await Promise.all(entries.map((entry) => limit(() => alreadyAs(workspace, undo, entry, info(entry)).finally(() => checking.file()))));
   const changes = entries.filter((_, index) => same[index] !== true);
   const result: Omit<UndoResult, 'recovered'> = { operation: request.operation, target: request.target, pointId: null, restored: [], deleted: [], skipped: [], failed: [] };
   if (changes.length === 0 && !request.alwaysRecord) return result;
@@ -473,8 +487,12 @@ async function applyState(
   );
   result.pointId = point.undoId;
 
+  const size = (entry: UndoEntry) => info(entry)?.size ?? 0;
+  const writing = startPhase(options.onProgress, 'writing', changes.length, changes.reduce((sum, entry) => sum + size(entry), 0));
   const apply = (entry: UndoEntry, writer: ProjectWriter) =>
-    applyEntry(undo, entry, info(entry), writer).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    applyEntry(undo, entry, info(entry), writer)
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+      .finally(() => writing.file(size(entry)));
   const outcomes = new Map<UndoEntry, EntryOutcome | Error>();
   // Removals first, then folders one by one (parents first, as the entries are sorted), then files,
   // all through folders opened without following links (`project-writer.ts`).
