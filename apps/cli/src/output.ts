@@ -26,14 +26,18 @@ export interface Progress {
   tick(count?: number): void;
   /**
    * Set how much is done, and the total when given (a core call's `onProgress(done, total)`);
-   * `bytes`, when given, is shown after the count (bars made with `showBytes`).
+   * `bytes`, when given, is shown after the count (bars made with `showBytes`), with
+   * `of <totalBytes>` when `totalBytes` is given and not 0.
    */
-  update(done: number, total?: number, bytes?: number): void;
+  update(done: number, total?: number, bytes?: number, totalBytes?: number): void;
   /** Remove the bar (if one is shown). */
   stop(): void;
 }
 
-/** Delay before a progress bar appears: work shorter than this shows none. */
+/**
+ * Delay before a progress bar appears, in ms: work shorter than this shows none.
+ * `FH_PROGRESS_DELAY_MS` (a whole number of ms) changes it (0: at once; tests use it).
+ */
 const PROGRESS_DELAY_MS = 1000;
 
 /** Options of {@link Output.progress}. */
@@ -42,6 +46,8 @@ export interface ProgressOptions {
   unit?: string;
   /** Show the bytes passed to `update` after the count (`· 1.2 GiB`). */
   showBytes?: boolean;
+  /** Wait this long before showing the bar, in ms. Default: the output's delay (see {@link PROGRESS_DELAY_MS}). */
+  delayMs?: number;
 }
 
 /** Decide whether to colour a stream (see the module comment). */
@@ -60,7 +66,11 @@ export class Output {
   readonly errorColors: Colors;
   readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable & { isTTY?: boolean };
+  /** How long a bar waits before it appears, in ms (see {@link PROGRESS_DELAY_MS}). */
+  readonly progressDelayMs: number;
   private documentWritten = false;
+  /** Bars shown or due: any text printed removes them first, so a bar never mixes with it. */
+  private readonly bars = new Set<Progress>();
 
   constructor(options: OutputOptions) {
     const environment = options.environment ?? process.env;
@@ -69,6 +79,13 @@ export class Output {
     this.stderr = options.stderr ?? process.stderr;
     this.colors = picocolors.createColors(colorsEnabled(this.stdout, environment));
     this.errorColors = picocolors.createColors(colorsEnabled(this.stderr, environment));
+    const delay = environment.FH_PROGRESS_DELAY_MS;
+    this.progressDelayMs = delay !== undefined && /^\d+$/.test(delay) ? Number(delay) : PROGRESS_DELAY_MS;
+  }
+
+  /** Remove every progress bar (before text is printed). */
+  clearProgress(): void {
+    for (const bar of [...this.bars]) bar.stop();
   }
 
   /** Whether the JSON document has been written (errors after that add none). */
@@ -81,6 +98,7 @@ export class Output {
    * Call once per command.
    */
   result(document: unknown, human: () => string | readonly string[]): void {
+    this.clearProgress();
     if (this.json) {
       this.writeDocument(document);
       return;
@@ -92,22 +110,26 @@ export class Output {
 
   /** Write the JSON document (stdout). Dates become ISO strings, Sets arrays, Errors `{code, message}`. */
   writeDocument(document: unknown): void {
+    this.clearProgress();
     this.documentWritten = true;
     this.stdout.write(`${JSON.stringify(document, jsonReplacer, 2)}\n`);
   }
 
   /** A human line on stdout; suppressed with `--json`. */
   line(text = ''): void {
+    this.clearProgress();
     if (!this.json) this.stdout.write(`${text}\n`);
   }
 
   /** A note on stderr (kept out of stdout, so also shown with `--json`). */
   note(text: string): void {
+    this.clearProgress();
     this.stderr.write(`${text}\n`);
   }
 
   /** A warning on stderr, prefixed `fh: warning:`. */
   warn(text: string): void {
+    this.clearProgress();
     this.stderr.write(`${this.errorColors.yellow('fh: warning:')} ${text}\n`);
   }
 
@@ -115,23 +137,27 @@ export class Output {
    * A progress bar on stderr that appears only if the work is still running after about a second,
    * only when stderr is a terminal, and never with `--json`. `total` may be left 0 and set later
    * with `update` (a core call reports it with its first progress call); no bar is shown while it
-   * is 0. cli-progress is imported only when a bar is shown.
+   * is 0. cli-progress is imported only for a bar on a terminal. Printing any text removes the bar.
    */
   progress(label: string, total = 0, options: ProgressOptions = {}): Progress {
     if (this.stderr.isTTY !== true || this.json) return { tick() {}, update() {}, stop() {} };
     let value = 0;
     let bytes = 0;
+    let allBytes = 0;
     const unit = options.unit === undefined ? '' : ` ${options.unit}`;
-    const bytesText = (): string => (options.showBytes === true ? ` · ${formatBytes(bytes)}` : '');
+    const bytesText = (): string => (options.showBytes === true ? ` · ${formatBytes(bytes)}${allBytes > 0 ? ` of ${formatBytes(allBytes)}` : ''}` : '');
     let max = total;
     let due = false;
     let stopped = false;
     let loading = false;
     let bar: { update(value: number, payload?: object): void; setTotal(total: number): void; stop(): void } | undefined;
+    // Loaded while the delay runs, so a due bar is drawn at once.
+    const library = import('cli-progress');
+    library.catch(() => undefined);
     const show = (): void => {
       if (!due || stopped || loading || max <= 0) return;
       loading = true;
-      void import('cli-progress').then((module) => {
+      void library.then((module) => {
         if (stopped) return;
         const cliProgress = module.default ?? module;
         const created = new cliProgress.SingleBar(
@@ -145,15 +171,16 @@ export class Output {
     const timer = setTimeout(() => {
       due = true;
       show();
-    }, PROGRESS_DELAY_MS);
+    }, options.delayMs ?? this.progressDelayMs);
     timer.unref();
     const progress: Progress = {
       tick(count = 1) {
         progress.update(value + count);
       },
-      update(done, newTotal, newBytes) {
+      update(done, newTotal, newBytes, newTotalBytes) {
         value = done;
         if (newBytes !== undefined) bytes = newBytes;
+        if (newTotalBytes !== undefined) allBytes = newTotalBytes;
         if (newTotal !== undefined && newTotal !== max) {
           max = newTotal;
           bar?.setTotal(max);
@@ -166,8 +193,11 @@ export class Output {
         clearTimeout(timer);
         bar?.stop();
         bar = undefined;
+        bars.delete(progress);
       },
     };
+    const bars = this.bars;
+    bars.add(progress);
     return progress;
   }
 

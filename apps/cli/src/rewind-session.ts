@@ -3,7 +3,7 @@
  * with undo points kept in fh's own store — for a Claude Code session (read-only) in the
  * `--store` under the same session id, so `fh --claude undo` finds them.
  */
-import { currentBranchRecords, RewindSession, type SummarizeCallback, type UndoStore } from '@fh/core';
+import { currentBranchRecords, RewindSession, type ProgressCallback, type SummarizeCallback, type UndoStore } from '@fh/core';
 import type { CommandContext } from './context.js';
 import type { OpenedSession } from './open-session.js';
 
@@ -20,10 +20,15 @@ export async function outsideUndoStoreFor(context: CommandContext, session: Open
   return { store: await context.store(), sessionId: `${session.sessionId}.outside` };
 }
 
-/** A RewindSession over the session's current conversation branch, with its undo store (and its files outside the project, if any). */
-export async function rewindSessionFor(context: CommandContext, session: OpenedSession, options: { summarize?: SummarizeCallback } = {}): Promise<RewindSession> {
+/**
+ * A RewindSession over the session's current conversation branch, with its undo store (and its
+ * files outside the project, if any). `onProgress`: where its long operations report (the
+ * command's progress bars, `progress-bar.ts`).
+ */
+export async function rewindSessionFor(context: CommandContext, session: OpenedSession, options: { summarize?: SummarizeCallback; onProgress?: ProgressCallback } = {}): Promise<RewindSession> {
   return new RewindSession({
     ...(options.summarize === undefined ? {} : { summarize: options.summarize }),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     history: session.history,
     messages: currentBranchRecords(session.records),
     undo: await undoStoreFor(context, session),

@@ -28,6 +28,7 @@ import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { filePatch } from '../file-patch.js';
+import { progressBars } from '../progress-bar.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { resolveMessageId } from '../message-ref.js';
 import { openSession, type OpenedSession } from '../open-session.js';
@@ -62,11 +63,7 @@ export async function run(context: CommandContext, messageArgument: string | und
         ? undefined
         : selectAgentChanges(session.history.state, messageId, options.agent, { projectRoot: session.projectRoot, ...(givenPaths === undefined ? {} : { paths: givenPaths }) });
     const paths = selection?.paths ?? givenPaths;
-    const counted = await context.output.withProgress(
-      'comparing files',
-      (onProgress) => session.history.getDiffStats(messageId, { ...(paths === undefined ? {} : { paths }), onProgress }),
-      { unit: 'files' },
-    );
+    const counted = await session.history.getDiffStats(messageId, { ...(paths === undefined ? {} : { paths }), onPhaseProgress: progressBars(context.output, 'diff') });
     const plain = selection === undefined ? counted : { ...counted, skipped: [...(counted.skipped ?? []), ...selection.conflicts.map(conflictSkip)] };
     const stats: StatsWithRefusals & DiffStats = { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
     const patch = options.patch === true ? await gitPatch(session, messageId, stats, context.output) : undefined;
@@ -162,7 +159,7 @@ function renderStat(stats: DiffStats, colors: Colors): string[] {
 async function gitPatch(session: OpenedSession, messageId: string, stats: DiffStats, output: Output): Promise<string> {
   const entries = snapshotFileBackups(session.history.state, messageId);
   const parts: string[] = [];
-  const progress = output.progress('reading files for the patch', stats.files.length, { unit: 'files', showBytes: true });
+  const progress = output.progress('diff --patch: reading files', stats.files.length, { unit: 'files', showBytes: true });
   let bytes = 0;
   try {
     for (const [index, file] of stats.files.entries()) {

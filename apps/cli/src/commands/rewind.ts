@@ -54,6 +54,7 @@ import {
   promptForResubmit,
   rewindConversation,
   type ConversationRecord,
+  type ProgressCallback,
   type PromptForResubmit,
   type RewindPreview,
   type RewindSession,
@@ -68,6 +69,7 @@ import { displayId, displayPath, escapeControl, plural } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
+import { progressBars } from '../progress-bar.js';
 import { selectionDocument, selectionLines } from '../agent-lines.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { filePatch } from '../file-patch.js';
@@ -100,7 +102,13 @@ export async function run(context: CommandContext, messageArgument: string | und
   try {
     const summarizeCommand = summarizeCommandFor(context, options.summarizeCommand);
     const summarize = summarizeCommand === undefined ? undefined : commandSummarizer(summarizeCommand, session.projectRoot, context.environment);
-    let rewinder = await rewindSessionFor(context, session, summarize === undefined ? {} : { summarize });
+    // The menu shows its own loading bar: the previews it runs for each prompt draw none.
+    let loadingMenu = false;
+    const bars = progressBars(context.output, 'rewind');
+    const onProgress: ProgressCallback = (event) => {
+      if (!loadingMenu) bars(event);
+    };
+    let rewinder = await rewindSessionFor(context, session, summarize === undefined ? { onProgress } : { summarize, onProgress });
     let messageId = messageIdArgument === undefined ? undefined : resolveMessageId(context, session, messageIdArgument, rewinder);
     let mode = options.mode;
     let agent = options.agent;
@@ -112,7 +120,8 @@ export async function run(context: CommandContext, messageArgument: string | und
       }
       const { runRewindMenu } = await import('../menu/rewind-menu.js');
       const opened = session;
-      const entries = await menuEntries(context, session, rewinder);
+      loadingMenu = true;
+      const entries = await menuEntries(context, session, rewinder).finally(() => (loadingMenu = false));
       const choice = await runRewindMenu(entries, {
         canSummarize: summarize !== undefined,
         loadPatch: async (id, path) => {
@@ -203,7 +212,7 @@ export async function run(context: CommandContext, messageArgument: string | und
 
     if (!applyAtOnce) {
       session = await reopenWithLock(context, session);
-      rewinder = await rewindSessionFor(context, session, summarize === undefined ? {} : { summarize });
+      rewinder = await rewindSessionFor(context, session, summarize === undefined ? { onProgress } : { summarize, onProgress });
       assertStillRewindable(session, rewinder, messageId, mode);
     }
     // Ctrl-C during the restore: say whether files had started to change, and how to put them back.

@@ -12,6 +12,7 @@
  * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
  * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { agentFromIds, toTrackingPath, type AgentIdentity } from '@fh/core';
 import { PartialFailureError, UsageError } from '../cli-errors.js';
@@ -58,8 +59,11 @@ export async function run(context: CommandContext, paths: string[], options: Tra
     const tracked: string[] = [];
     const failed: Array<{ path: string; error: string }> = [];
     let firstError: unknown;
-    for (const path of paths) {
+    const progress = context.output.progress('track: backing up files', paths.length, { unit: 'files', showBytes: true });
+    let bytes = 0;
+    for (const [index, path] of paths.entries()) {
       const absolute = resolve(context.cwd, path);
+      bytes += (await stat(absolute).catch(() => undefined))?.size ?? 0;
       try {
         if (path === '') throw new UsageError('an empty path is not a file to track');
         if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
@@ -69,7 +73,9 @@ export async function run(context: CommandContext, paths: string[], options: Tra
         firstError ??= error;
         failed.push({ path, error: error instanceof Error ? error.message : String(error) });
       }
+      progress.update(index + 1, undefined, bytes);
     }
+    progress.stop();
     if (tracked.length === 0 && firstError !== undefined) throw firstError;
     const agentField = agent === undefined ? {} : { agent: agentDocument(agent) };
     const by = agent?.by === 'subagent' ? ` for the ${agentLabel(agent)}` : '';

@@ -26,6 +26,7 @@ import { openSession, type OpenedSession } from '../open-session.js';
 import { renderTable } from '../output.js';
 import { formatLineCounts, reasonText } from '../render-stats.js';
 import { rewindSessionFor, undoStoreFor } from '../rewind-session.js';
+import { progressBars } from '../progress-bar.js';
 
 /** Options of `fh undo`. */
 export interface UndoCommandOptions {
@@ -42,7 +43,7 @@ export async function run(context: CommandContext, pointId: string | undefined, 
   if (options.prune !== undefined) return prune(context, parseAge(options.prune));
   const session = await openSession(context, { preferTimeline: true });
   try {
-    const rewinder = await rewindSessionFor(context, session);
+    const rewinder = await rewindSessionFor(context, session, { onProgress: progressBars(context.output, 'undo') });
     report(context, session, options.outside === true ? await rewinder.undoOutside(pointId) : await rewinder.undo(pointId));
   } finally {
     await session.close();
@@ -54,7 +55,7 @@ export async function runRedo(context: CommandContext): Promise<void> {
   assertCheckpointingEnabled(context, 'redo writes no file while it is set');
   const session = await openSession(context, { preferTimeline: true });
   try {
-    const rewinder = await rewindSessionFor(context, session);
+    const rewinder = await rewindSessionFor(context, session, { onProgress: progressBars(context.output, 'redo') });
     report(context, session, await rewinder.redo());
   } finally {
     await session.close();

@@ -1,0 +1,44 @@
+/**
+ * Drawing the core's progress events (`ProgressCallback`, `@fh/core` progress.ts) as one bar per
+ * phase on stderr: `rewind: writing files [████░░] 1200/5000 files · 1.2 GiB of 2.6 GiB`. Only on
+ * a terminal and never with `--json` (see `Output.progress`); the first bar waits the output's
+ * delay (about a second), a later phase's bar appears at once once that delay has passed.
+ */
+import type { ProgressCallback, ProgressPhase } from '@fh/core';
+import type { Output, Progress } from './output.js';
+
+/** What each phase does, as the bar says it. */
+const PHASE_LABELS: Readonly<Record<ProgressPhase, string>> = {
+  checking: 'checking files',
+  counting: 'counting changed lines',
+  saving: 'saving the undo point',
+  writing: 'writing files',
+};
+
+/**
+ * A progress callback for the core that draws `operation: <phase>` bars through `output` (see
+ * the module comment). A bar is removed when its phase ends, when another phase starts, or when
+ * the output prints anything.
+ */
+export function progressBars(output: Output, operation: string): ProgressCallback {
+  const started = Date.now();
+  let phase: ProgressPhase | undefined;
+  let bar: Progress | undefined;
+  return (event) => {
+    if (bar === undefined || event.phase !== phase || event.files === 0) {
+      bar?.stop();
+      phase = event.phase;
+      const waited = Date.now() - started;
+      bar = output.progress(`${operation}: ${PHASE_LABELS[event.phase]}`, event.totalFiles, {
+        unit: 'files',
+        showBytes: event.phase === 'saving' || event.phase === 'writing',
+        delayMs: Math.max(0, output.progressDelayMs - waited),
+      });
+    }
+    bar.update(event.files, event.totalFiles, event.bytes, event.totalBytes);
+    if (event.files >= event.totalFiles) {
+      bar.stop();
+      bar = undefined;
+    }
+  };
+}
