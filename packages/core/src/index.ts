@@ -32,3 +32,4 @@ export { realPathOrNearest } from './track/resolve-links.js';
 export * from './command/index.js';
 export * from './transcript/index.js';
 export * from './rewind/restored-mode.js';
+export * from './verify/index.js';

@@ -1,5 +1,5 @@
 import { runConformanceSuite } from '@fh/store-test-suite';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsBackupStore } from '../src/index.js';
@@ -27,6 +27,9 @@ runConformanceSuite({
       },
       async removeBackupObject(sessionId, backupFileName) {
         await unlink(join(sessionFolder(sessionId), backupFileName));
+      },
+      async replaceBackupBytes(sessionId, backupFileName, bytes) {
+        await writeFile(join(sessionFolder(sessionId), backupFileName), bytes);
       },
       async cleanup() {
         await rm(base, { recursive: true, force: true });

@@ -26,6 +26,9 @@ runConformanceSuite({
       async removeBackupObject(sessionId, backupFileName) {
         volume.unlinkSync(posix.join(sessionFolder(sessionId), backupFileName));
       },
+      async replaceBackupBytes(sessionId, backupFileName, bytes) {
+        volume.writeFileSync(posix.join(sessionFolder(sessionId), backupFileName), bytes);
+      },
       async cleanup() {
         volume.reset();
       },

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { runConformanceSuite } from '@fh/store-test-suite';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -64,6 +64,11 @@ runConformanceSuite({
       },
       async removeBackupObject(sessionId, backupFileName) {
         await raw.send(new DeleteObjectCommand({ Bucket: server.bucket, Key: `${sessionPrefix(sessionId)}${backupFileName}` }));
+      },
+      async replaceBackupBytes(sessionId, backupFileName, bytes) {
+        const key = `${sessionPrefix(sessionId)}${backupFileName}`;
+        const head = await raw.send(new HeadObjectCommand({ Bucket: server.bucket, Key: key }));
+        await raw.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: bytes, Metadata: head.Metadata }));
       },
       async cleanup() {
         store.destroy();

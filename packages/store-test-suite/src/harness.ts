@@ -11,6 +11,11 @@ export interface StoreHarness {
   listBackupObjects(sessionId: string): Promise<Record<string, { bytes: Uint8Array; mode: number }>>;
   /** Remove the backup object directly (to simulate a lost backup), bypassing the store API. */
   removeBackupObject(sessionId: string, backupFileName: string): Promise<void>;
+  /**
+   * Overwrite a backup object's bytes directly (to simulate a damaged backup: truncated, a flipped
+   * byte), keeping whatever metadata the store recorded for it, bypassing the store API.
+   */
+  replaceBackupBytes(sessionId: string, backupFileName: string, bytes: Uint8Array): Promise<void>;
   /** Remove everything the harness created. */
   cleanup(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  * results.
  */
 import { describe } from 'vitest';
+import { backupIntegrityTests } from './groups/backup-integrity.js';
 import { changeDetectionTests } from './groups/change-detection.js';
 import { concurrencyTests } from './groups/concurrency.js';
 import { diffStatsTests } from './groups/diff-stats.js';
@@ -30,6 +31,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
     diffStatsTests(workspace);
     switchesTests(workspace);
     sessionRecordsTests(workspace);
+    backupIntegrityTests(workspace);
     concurrencyTests(workspace, { realFileSystem: options.realFileSystem, manyFilesCount: options.manyFilesCount ?? 5000 });
   });
 }

@@ -4,8 +4,11 @@
  *
  * 1. Plan each file (see `rewind-plan.ts`): only files whose bytes or mode differ are touched.
  * 2. Validate before touching anything: every backup the rewind needs must exist in the store and
- *    have its recorded size (planning checks each one); otherwise `BackupMissingError` lists each
- *    one and nothing changes (a missing backup is never read as "the file did not exist").
+ *    have its recorded size (planning checks each one), and its bytes must hash to the sha256
+ *    recorded when it was made (read and hashed here; entries without a hash are not checked);
+ *    otherwise `BackupMissingError` lists each one and nothing changes (a missing backup is never
+ *    read as "the file did not exist"). The copy is checked against the hash again as it is
+ *    restored, in case the store changed in between.
  * 3. Apply, with bounded concurrency: every deletion first, then every restore. A restore copies
  *    the backup into a temp file in the target's folder (`.<name>.fh-<random>.tmp`), sets its
  *    mode (skipped when a sync `stat`, where the file system has one, shows the copy has it
@@ -33,6 +36,7 @@ import { findSnapshot } from '../state/state-queries.js';
 import { STALE_TEMPORARY_MS } from './temporary-files.js';
 import { openProjectWriter, splitTrackingPath, type ProjectWriter } from './project-writer.js';
 import { restoredMode } from './restored-mode.js';
+import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
 import type { RewindResult } from '../results.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 import type { FileHistoryState } from '../types.js';
@@ -78,7 +82,7 @@ export interface RewindOptions {
  * Rewind every tracked file (or `options.paths`) to the snapshot of `messageId`. Returns what was
  * restored, deleted, skipped (with why) and failed (with the error); files already as at the
  * snapshot are not listed. Throws `NotFoundError` when no snapshot has `messageId`,
- * `BackupMissingError` (changing nothing) when a needed backup is missing or the wrong size, and
+ * `BackupMissingError` (changing nothing) when a needed backup is missing, the wrong size or fails its content hash, and
  * `InvalidArgumentError` for a path in `options.paths` that is not tracked. A no-op updater
  * (subagent) rewinds nothing and returns an empty result.
  */
@@ -100,7 +104,7 @@ export async function fileHistoryRewind(
     else if (plan.kind === 'fail') result.failed.push({ path: plan.path, error: plan.error });
     else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
   }
-  refuseIfBackupsMissing(plans);
+  refuseIfBackupsMissing(plans, await damagedBackups(context, writes));
   if (writes.length > 0) {
     await options.beforeWrite?.(
       writes.map((plan) => plan.path),
@@ -145,16 +149,41 @@ export function fileHistoryCanRestore(state: FileHistoryState, messageId: string
   return findSnapshot(state, messageId) !== undefined;
 }
 
-/** Throw BackupMissingError listing every backup planning found missing or damaged. */
-function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>): void {
-  const missing: Array<{ path: string; backupFileName: string; reason: string }> = [];
+/** A backup that failed a check: tracked path, backup file name and why. */
+type Refused = { path: string; backupFileName: string; reason: string };
+
+/**
+ * The restores whose backup's bytes no longer hash to the sha256 recorded when it was made, read
+ * and hashed from the store before anything is written (bounded by `context.limit`). Backups whose
+ * entry has no hash (older records, Claude Code's) cannot be checked and pass.
+ */
+async function damagedBackups(context: FileHistoryContext, writes: ReadonlyArray<Extract<FilePlan, { kind: 'restore' | 'delete' }>>): Promise<Refused[]> {
+  const restores = writes.filter((plan): plan is Extract<FilePlan, { kind: 'restore' }> => plan.kind === 'restore' && plan.backup.sha256 !== undefined);
+  const checks = await Promise.all(
+    restores.map((plan) => context.limit(() => checkBackupBytes(context.store, context.sessionId, plan.backup.backupFileName, plan.backup.sha256 as string, plan.info.size))),
+  );
+  return restores.flatMap((plan, index) => {
+    const check = checks[index] as BackupCheck;
+    return isDamaged(check) ? [{ path: plan.path, backupFileName: plan.backup.backupFileName, reason: describeDamage(check) }] : [];
+  });
+}
+
+/**
+ * Throw BackupMissingError listing every backup planning found missing or the wrong size, and
+ * every one whose bytes failed their content hash (`damaged`), before anything is written.
+ */
+function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>, damaged: readonly Refused[]): void {
+  const missing: Refused[] = [];
   for (const plan of plans) {
     if (plan?.kind === 'missing') missing.push({ path: plan.path, backupFileName: plan.backupFileName, reason: plan.reason });
   }
+  missing.push(...damaged);
   if (missing.length === 0) return;
+  missing.sort((a, b) => compare(a.path, b.path));
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
   const count = missing.length === 1 ? '1 backup is' : `${missing.length} backups are`;
-  throw new BackupMissingError(`rewind refused, nothing was changed: ${count} missing or damaged: ${list}`, missing);
+  const advice = damaged.length === 0 ? '' : '. Rewind the other files by naming them (paths), and run fh verify to see which checkpoints and undo points the damage breaks';
+  throw new BackupMissingError(`rewind refused, nothing was changed: ${count} missing or damaged: ${list}${advice}`, missing);
 }
 
 /**

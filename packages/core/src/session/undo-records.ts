@@ -4,7 +4,7 @@
  *
  *   {"type":"fh-undo-point","undoId":…,"sessionId":…,"createdAt":…,"operation":"rewind"|"undo",
  *    "messageId":…|null,"entries":[{"path":…,"kind":"file"|"missing"|"symlink"|"folder",
- *    "backupFileName":…|null,"mode":…|null,"size"?:…,"symlinkTarget"?:…}]}
+ *    "backupFileName":…|null,"mode":…|null,"size"?:…,"sha256"?:…,"symlinkTarget"?:…}]}
  *   {"type":"fh-undo-point-removed","undoId":…,"reason":"undone"|"evicted"|"cancelled","timestamp":…}
  *   (`cancelled`: the point's own append failed, so its backups may be deleted)
  *
@@ -35,6 +35,11 @@ export interface UndoEntry {
   mode: number | null;
   /** Size of the backup in bytes (`file` only); checked before an undo writes anything. */
   size?: number;
+  /**
+   * Lower-case hex sha256 of the backup's bytes, as the store computed it when the pre-image was
+   * saved (`file` only; absent in older records). Checked before an undo or redo writes anything.
+   */
+  sha256?: string;
   /** The link's target as `readlink` gave it (`symlink` only). */
   symlinkTarget?: string;
 }
@@ -78,7 +83,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parse one pre-image entry; `undefined` when malformed. Never throws. */
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Parse one pre-image entry; `undefined` when malformed (a malformed `sha256` is dropped). Never throws. */
 export function parseUndoEntry(value: unknown): UndoEntry | undefined {
   if (!isObject(value) || typeof value.path !== 'string' || value.path === '') return undefined;
   const { path, kind } = value;
@@ -90,6 +97,7 @@ export function parseUndoEntry(value: unknown): UndoEntry | undefined {
       backupFileName: value.backupFileName,
       mode: value.mode,
       ...(typeof value.size === 'number' ? { size: value.size } : {}),
+      ...(typeof value.sha256 === 'string' && SHA256.test(value.sha256) ? { sha256: value.sha256 } : {}),
     };
   }
   if (kind === 'missing' || kind === 'folder') return { path, kind, backupFileName: null, mode: null };

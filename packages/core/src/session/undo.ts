@@ -40,6 +40,7 @@ import {
 } from './timeline-records.js';
 import type { UndoEntry } from './undo-records.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
+import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
 
 /** Where the timeline lives: pre-image backups in `store` under `sessionId`, records in `log`. */
 export interface UndoStore {
@@ -224,7 +225,7 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
     const backupFileName = undoBackupFileName(absolutePath, undoId);
     const info = await putUndoBackup(undo, backupFileName, absolutePath);
     made.push(backupFileName);
-    return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size };
+    return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
   };
   try {
     const settled = await Promise.allSettled(
@@ -311,9 +312,10 @@ async function deleteOrphanUndoBackups(undo: UndoStore, points: readonly Timelin
 
 /**
  * Check the entries an undo is about to write before anything changes: a `file` entry must name
- * an `…@undo-…` backup of the undo session that exists with its recorded size (else
- * `BackupMissingError`); a symlink entry must lead inside the project and a path must stay inside
- * it (else `CorruptError`). Returns each file entry's `statBackup`.
+ * an `…@undo-…` backup of the undo session that exists with its recorded size and, when the entry
+ * has a sha256, bytes that hash to it (else `BackupMissingError` listing each one); a symlink
+ * entry must lead inside the project and a path must stay inside it (else `CorruptError`).
+ * Returns each file entry's `statBackup`.
  */
 async function validateEntries(workspace: UndoWorkspace, undo: UndoStore, entries: readonly UndoEntry[], what: string): Promise<Map<string, BackupInfo>> {
   const infos = new Map<string, BackupInfo>();
@@ -346,6 +348,33 @@ async function validateEntries(workspace: UndoWorkspace, undo: UndoStore, entrie
     throw new BackupMissingError(`${what} refused, nothing was changed: ${count} missing or damaged: ${list}`, missing);
   }
   return infos;
+}
+
+/**
+ * Refuse, before anything is written, when a file entry the operation will write names a backup
+ * whose bytes no longer hash to the sha256 recorded when the pre-image was saved
+ * (`BackupMissingError` listing each one, with what to do). The backups are read and hashed, 8 at
+ * a time; entries without a hash (older records) cannot be checked and pass.
+ */
+async function refuseDamagedPreImages(undo: UndoStore, writes: readonly UndoEntry[], infos: ReadonlyMap<string, BackupInfo>, what: string): Promise<void> {
+  const limit = pLimit(8);
+  const hashed = writes.filter((entry) => entry.kind === 'file' && entry.sha256 !== undefined && infos.has(entry.backupFileName as string));
+  const checks = await Promise.all(
+    hashed.map((entry) =>
+      limit(() => checkBackupBytes(undo.store, undo.sessionId, entry.backupFileName as string, entry.sha256 as string, (infos.get(entry.backupFileName as string) as BackupInfo).size)),
+    ),
+  );
+  const damaged = hashed.flatMap((entry, index) => {
+    const check = checks[index] as BackupCheck;
+    return isDamaged(check) ? [{ path: entry.path, backupFileName: entry.backupFileName as string, reason: describeDamage(check) }] : [];
+  });
+  if (damaged.length === 0) return;
+  const list = damaged.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
+  const count = damaged.length === 1 ? '1 backup is' : `${damaged.length} backups are`;
+  throw new BackupMissingError(
+    `${what} refused, nothing was changed: ${count} damaged: ${list}. Run fh verify to see which undo points the damage breaks`,
+    damaged,
+  );
 }
 
 /** True when the bytes of `absolutePath` equal those of backup `backupFileName` (sizes already equal). */
@@ -477,6 +506,7 @@ async function applyState(
   const checking = startPhase(options.onProgress, 'checking', entries.length);
   const same = await Promise.all(entries.map((entry) => limit(() => alreadyAs(workspace, undo, entry, info(entry)).finally(() => checking.file()))));
   const changes = entries.filter((_, index) => same[index] !== true);
+  await refuseDamagedPreImages(undo, changes, infos, request.what);
   const result: Omit<UndoResult, 'recovered'> = { operation: request.operation, target: request.target, pointId: null, restored: [], deleted: [], skipped: [], failed: [] };
   if (changes.length === 0 && !request.alwaysRecord) return result;
   const point = await capturePoint(

@@ -1,7 +1,12 @@
 /** Issue 2 rules 4 and 5: rewind restores exactly, validates first, never writes outside the root. */
 import { BackupMissingError, NotFoundError, InvalidArgumentError, RewindSession, emptyFileHistoryState, type FileHistoryState } from '@fh/core';
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Workspace } from '../workspace.js';
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
 
 export function rewindTests(workspace: () => Workspace): void {
   describe('rewind (rules 4 and 5)', () => {
@@ -147,7 +152,7 @@ export function rewindTests(workspace: () => Workspace): void {
       expect(rewound.code).toEqual({ messageId: 'm1', restored: ['docs'], deleted: ['docs/index.md'], skipped: [], failed: [] });
       expect(rewound.undoPoint?.entries).toEqual([
         { path: 'docs', kind: 'folder', backupFileName: null, mode: null },
-        { path: 'docs/index.md', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 8 },
+        { path: 'docs/index.md', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 8, sha256: sha256('# index\n') },
       ]);
       expect(await w.tree()).toEqual({ docs: 'docs as one file\n' });
       expect(await w.mode('docs')).toBe(0o640);
@@ -198,7 +203,7 @@ export function rewindTests(workspace: () => Workspace): void {
       const rewound = await session.restore({ messageId: 'm1', mode: 'code' });
       expect(rewound.code).toEqual({ messageId: 'm1', restored: ['lib/a.ts', 'lib/b.sh'], deleted: ['lib'], skipped: [], failed: [] });
       expect(rewound.undoPoint?.entries).toEqual([
-        { path: 'lib', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 20 },
+        { path: 'lib', kind: 'file', backupFileName: expect.any(String), mode: 0o600, size: 20, sha256: sha256('lib is one file now\n') },
         { path: 'lib/a.ts', kind: 'missing', backupFileName: null, mode: null },
         { path: 'lib/b.sh', kind: 'missing', backupFileName: null, mode: null },
       ]);

@@ -1,0 +1,2 @@
+export * from './backup-check.js';
+export * from './verify-session.js';
