@@ -82,7 +82,7 @@ export function describeError(error: unknown): DescribedError {
   if (isFhError(error)) {
     const missing = (error as { missing?: ReadonlyArray<{ path: string; backupFileName: string; reason: string }> }).missing;
     const details = Array.isArray(missing)
-      ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} missing: ${entry.reason}`)
+      ? missing.map((entry) => `${displayPath(entry.path)}: backup ${entry.backupFileName} ${entry.reason.includes('does not exist') ? 'missing' : 'damaged'}: ${entry.reason}`)
       : [];
     // A bad argument value (`--session ../x`, `snapshot ''`, `resume s1 --to s1`), or a path
     // argument outside the project (`diff --paths ../x`, `track /etc/passwd`), is a usage error.

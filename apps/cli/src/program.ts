@@ -14,7 +14,7 @@ type CommandRunner = (context: CommandContext) => Promise<number | void>;
 
 /** Names of the commands, so `fh --claude <command>` is not read as a folder named <command>. */
 const COMMAND_NAMES = [
-  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'redo', 'checkpoint', 'resume', 'fork', 'cleanup', 'demo', 'hook', 'run', 'help',
+  'track', 'snapshot', 'sessions', 'list', 'show', 'diff', 'rewind', 'undo', 'redo', 'checkpoint', 'resume', 'fork', 'cleanup', 'verify', 'demo', 'hook', 'run', 'help',
 ];
 
 /**
@@ -165,6 +165,11 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .command('redo')
     .description('go forward one point on the rewind timeline (undo the last undo)')
     .action(action(async () => (await import('./commands/undo.js')).runRedo));
+
+  program
+    .command('verify')
+    .description("check every backup the session references (default: every session of the project) for presence, size and content hash; exit 1 on damage")
+    .action(action(async () => (await import('./commands/verify.js')).run));
 
   program
     .command('resume')

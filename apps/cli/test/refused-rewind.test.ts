@@ -82,7 +82,7 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
     expect(alone.exitCode).toBe(1);
     expect(alone.stderr.split('\n').slice(1)).toEqual([
       `  a.txt: backup ${lost} missing: the backup does not exist in the store`,
-      'No other file would change: every change this rewind makes needs a missing backup.',
+      'No other file would change: every change this rewind makes needs a missing or damaged backup.',
       '',
     ]);
   });

@@ -46,6 +46,7 @@ import {
   ConflictError,
   CURRENT_PROMPT_ID,
   FhError,
+  type BackupMissingError,
   messageText,
   NotFoundError,
   offeredCheckpointIds,
@@ -237,7 +238,8 @@ export async function run(context: CommandContext, messageArgument: string | und
       .catch(async (error: unknown) => {
         if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
         const stats = await rewinder.preview(messageId, filter);
-        throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords));
+        const refused = (error as BackupMissingError).missing.map((entry) => entry.path);
+        throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords, refused));
       })
       .finally(() => process.removeListener('SIGINT', onInterrupt));
     const code = result.code === undefined
