@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   liveUndoPoints,
+  parseUndoEntry,
   undoBackupFileName,
   undoPointRecord,
   undoPointRemovedRecord,
@@ -66,5 +67,14 @@ describe('undo point records', () => {
     expect(undoBackupFileName('/p/a.txt', 'id-1')).toMatch(/^[0-9a-f]{16}@undo-[0-9a-f]{12}$/);
     expect(undoBackupFileName('/p/a.txt', 'id-1').slice(0, 16)).toBe(undoBackupFileName('/p/a.txt', 'id-2').slice(0, 16));
     expect(undoBackupFileName('/p/a.txt', 'id-1')).not.toBe(undoBackupFileName('/p/a.txt', 'id-2'));
+  });
+
+  it('a file entry keeps a 64-hex sha256 and drops a malformed one (then it is not checked)', () => {
+    const sha256 = 'ab'.repeat(32);
+    const entry = { path: 'a.txt', kind: 'file', backupFileName: '0123456789abcdef@undo-0123456789ab', mode: 0o644, size: 3 };
+    expect(parseUndoEntry({ ...entry, sha256 })).toEqual({ ...entry, sha256 });
+    expect(parseUndoEntry({ ...entry, sha256: 'AB'.repeat(32) })).toEqual(entry);
+    expect(parseUndoEntry({ ...entry, sha256: 42 })).toEqual(entry);
+    expect(parseUndoEntry({ ...entry, sha256: 'ab' })).toEqual(entry);
   });
 });

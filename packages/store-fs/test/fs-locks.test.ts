@@ -1,6 +1,6 @@
 import { LockedError } from '@fh/core';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -110,6 +110,16 @@ describe('session locks', () => {
     expect(JSON.parse(await readFile(join(root, 'locks', 's1.lock', 'holder.json'), 'utf8'))).toEqual({ pid: process.pid, host: hostname() });
     expect(await readdir(join(root, 'locks'))).toEqual(['s1.lock']);
     await lock.release();
+    expect(await readdir(join(root, 'locks'))).toEqual([]);
+  });
+
+  it('a lock left by an older fh (empty folder, holder record beside it) of a gone process is taken over at once', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    await mkdir(join(root, 'locks', 'old.lock'), { recursive: true });
+    await writeFile(join(root, 'locks', 'old.lock.holder.json'), `${JSON.stringify({ pid: gone, host: hostname() })}\n`);
+    const store = new FsBackupStore({ root, lockStaleMs: 60_000 });
+    await (await store.lockSession('old')).release();
     expect(await readdir(join(root, 'locks'))).toEqual([]);
   });
 
