@@ -22,7 +22,9 @@ import { coalesceSnapshotUpdates, RecordQueue } from './state/record-queue.js';
 import { attachmentRecords, deltaRecord, fhSessionRecord, parseFhSessionRecord, snapshotRecord, SNAPSHOT_UPDATE_MAX_FILES } from './state/records.js';
 import { readLogEnds } from './state/log-ends.js';
 import { rebuildStateFromLog } from './state/rebuild.js';
+import { rebuildFromTail } from './state/tail-rebuild.js';
 import { latestStateFromTail } from './state/restore-state.js';
+import { notedDiff } from './state/snapshot-chain.js';
 import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
 import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
@@ -245,8 +247,13 @@ async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn
  */
 async function readWholeLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions, warn: (message: string) => void): Promise<LogReading> {
   const recordWarnings: string[] = [];
-  const rebuilt = await rebuildStateFromLog(log, { projectRoot: context.projectRoot, onWarning: (message) => recordWarnings.push(message) });
+  const rebuildOptions = { projectRoot: context.projectRoot, onWarning: (message: string) => recordWarnings.push(message) };
+  const rebuilt = (options.initialState === undefined ? await rebuildFromTail(log, rebuildOptions) : undefined) ?? (await rebuildStateFromLog(log, rebuildOptions));
   for (const [reason, { count, firstLine }] of rebuilt.skippedLines) {
+    if (firstLine === 0) {
+      warn(`session ${context.sessionId}: ${count === 1 ? 'a log line' : `${count} log lines`} near the end of the log skipped (${reason})`);
+      continue;
+    }
     warn(count === 1 ? `session ${context.sessionId}: log line ${firstLine} skipped (${reason})` : `session ${context.sessionId}: ${count} log lines skipped (${reason}), the first at line ${firstLine}`);
   }
   const recordedRoot = rebuilt.sessions.map((session) => session.projectRoot).find((root) => root !== undefined);
@@ -323,19 +330,28 @@ class SnapshotRecorder {
     const backups = snapshot.trackedFileBackups;
     let record: LogRecord | undefined;
     if (previous !== undefined && this.base?.snapshot === previous && this.base.sequence === sequence - 1 && this.diffsSinceFull < FULL_SNAPSHOT_RECORD_EVERY) {
-      const before = previous.trackedFileBackups;
+      const noted = notedDiff(snapshot, previous);
       const entries: Record<string, FileHistoryBackup> = {};
       let changed = 0;
-      for (const path in backups) {
-        const entry = backups[path] as FileHistoryBackup;
-        if (before[path] !== entry) {
-          entries[path] = entry;
-          changed += 1;
+      let removed: string[] = [];
+      let tracked: number;
+      if (noted !== undefined) {
+        for (const path of noted.changed) entries[path] = backups[path] as FileHistoryBackup;
+        changed = noted.changed.length;
+        removed = [...noted.removed];
+        tracked = noted.size;
+      } else {
+        const before = previous.trackedFileBackups;
+        for (const path in backups) {
+          const entry = backups[path] as FileHistoryBackup;
+          if (before[path] !== entry) {
+            entries[path] = entry;
+            changed += 1;
+          }
         }
+        for (const path in before) if (backups[path] === undefined) removed.push(path);
+        tracked = Object.keys(backups).length;
       }
-      const removed: string[] = [];
-      for (const path in before) if (backups[path] === undefined) removed.push(path);
-      const tracked = Object.keys(backups).length;
       if (this.entriesSinceFull + changed + removed.length < Math.max(tracked, SNAPSHOT_UPDATE_MAX_FILES)) {
         record = diffSnapshotRecord(snapshot.messageId, snapshot.timestamp, sequence, sequence - 1, entries, removed);
         this.entriesSinceFull += changed + removed.length;

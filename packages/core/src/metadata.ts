@@ -9,8 +9,11 @@
  * - after {@link SYNC_SLICE_MS} of back-to-back sync calls the reader yields once (`setImmediate`),
  *   so timers and I/O callbacks run between slices;
  * - a sync call slower than {@link SLOW_SYNC_CALL_MS} (a cold cache, a network file system) counts
- *   as slow, and after {@link SLOW_SYNC_CALLS_ALLOWED} slow calls the reader uses the async calls for
- *   the rest of its operation, where many requests can wait on the disk at once.
+ *   as slow, and once {@link SLOW_SYNC_CALLS_ALLOWED} calls were slow and they are at least
+ *   1 in {@link SLOW_SYNC_CALL_SHARE} of the calls made, the reader uses the async calls for the
+ *   rest of its operation, where many requests can wait on the disk at once. The share keeps a
+ *   busy machine's odd preempted call (a few in a scan of 100,000 files) from switching a scan of a
+ *   warm local disk to the async calls, which cost ten times as much there.
  */
 import type { FsStats, WorkspaceFs } from './store.js';
 
@@ -23,10 +26,25 @@ export const SLOW_SYNC_CALL_MS = 1;
 /** Slow sync calls after which a reader switches to the async calls. */
 export const SLOW_SYNC_CALLS_ALLOWED = 3;
 
+/** Slow sync calls switch a reader to the async calls only when at least 1 in this many calls was slow. */
+export const SLOW_SYNC_CALL_SHARE = 50;
+
 /** `stat` and `lstat` of workspace paths for one operation; errors are the file system's (`ENOENT`, ...). */
 export interface MetadataReader {
   stat(path: string): Promise<FsStats>;
   lstat(path: string): Promise<FsStats>;
+  /**
+   * `stat` now, synchronously, for a caller that scans many files without a promise per file
+   * (`makeSnapshot`'s first pass); undefined when this reader is not (or no longer) using sync
+   * calls, and the caller then uses {@link MetadataReader.stat}. Throws the file system's errors.
+   * The caller awaits {@link MetadataReader.pause} between calls.
+   */
+  statNow(path: string): FsStats | undefined;
+  /**
+   * A promise to await before the next {@link MetadataReader.statNow} when the current slice of
+   * back-to-back sync calls is over ({@link SYNC_SLICE_MS}), so the event loop runs; else undefined.
+   */
+  pause(): Promise<void> | undefined;
 }
 
 /** A reader over `fs` for one operation (see the top of this file for when it calls sync). */
@@ -34,26 +52,40 @@ export function createMetadataReader(fs: WorkspaceFs): MetadataReader {
   const statSync = fs.statSync;
   const lstatSync = fs.lstatSync;
   if (typeof statSync !== 'function' || typeof lstatSync !== 'function') {
-    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path) };
+    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path), statNow: () => undefined, pause: () => undefined };
   }
+  let calls = 0;
   let slowCalls = 0;
+  let async = false;
   let sliceStarted = performance.now();
-  const timed = async (call: (path: string) => FsStats, path: string, fallback: (path: string) => Promise<FsStats>): Promise<FsStats> => {
-    if (slowCalls >= SLOW_SYNC_CALLS_ALLOWED) return fallback(path);
-    let started = performance.now();
-    if (started - sliceStarted > SYNC_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      started = performance.now();
-      sliceStarted = started;
-    }
+  const pause = (): Promise<void> | undefined => {
+    if (performance.now() - sliceStarted <= SYNC_SLICE_MS) return undefined;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      sliceStarted = performance.now();
+    });
+  };
+  const syncCall = (call: (path: string) => FsStats, path: string): FsStats => {
+    const started = performance.now();
+    calls += 1;
     try {
       return call.call(fs, path);
     } finally {
-      if (performance.now() - started > SLOW_SYNC_CALL_MS) slowCalls += 1;
+      if (performance.now() - started > SLOW_SYNC_CALL_MS) {
+        slowCalls += 1;
+        if (slowCalls >= SLOW_SYNC_CALLS_ALLOWED && slowCalls * SLOW_SYNC_CALL_SHARE >= calls) async = true;
+      }
     }
+  };
+  const timed = async (call: (path: string) => FsStats, path: string, fallback: (path: string) => Promise<FsStats>): Promise<FsStats> => {
+    if (async) return fallback(path);
+    await pause();
+    if (async) return fallback(path);
+    return syncCall(call, path);
   };
   return {
     stat: (path) => timed(statSync, path, (target) => fs.stat(target)),
     lstat: (path) => timed(lstatSync, path, (target) => fs.lstat(target)),
+    statNow: (path) => (async ? undefined : syncCall(statSync, path)),
+    pause,
   };
 }

@@ -67,6 +67,8 @@ export function backupFileName(absolutePath: string, version: number): string {
  */
 function isNormalizedRelative(trackingPath: string): boolean {
   if (trackingPath === '' || trackingPath.startsWith('/') || trackingPath.includes('\0') || trackingPath.includes('//')) return false;
+  // No segment starts with a dot and none is empty: nothing to split (the common case).
+  if (!trackingPath.startsWith('.') && !trackingPath.includes('/.') && !trackingPath.endsWith('/')) return true;
   for (const segment of trackingPath.split('/')) {
     if (segment === '' || segment === '.' || segment === '..') return false;
   }

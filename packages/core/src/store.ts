@@ -159,6 +159,14 @@ export interface SessionLog {
    */
   readEnds?(headBytes: number, tailBytes: number): Promise<LogEnds>;
   /**
+   * Optional: the records of the log's first `headBytes` (whole lines, as `readEnds` gives them)
+   * and the raw JSONL bytes of its last `tailBytes`, unparsed (the first line may be cut), for a
+   * reader that parses only the newest records it needs (`FileHistory.open` of a long session:
+   * `state/tail-rebuild.ts`). When the two ranges cover the whole log, `whole` is true, `head` is
+   * empty and `tail` holds every byte. Sizes in bytes. Throws like `read`.
+   */
+  readTail?(headBytes: number, tailBytes: number): Promise<LogTail>;
+  /**
    * Optional: the log's bytes in append order, as JSONL (the bytes a JSONL file of the records
    * would hold), in chunks of any size, read as they are consumed, so a log of any size is read
    * with bounded memory (no whole-log string). A missing log yields nothing. Throws
@@ -185,6 +193,16 @@ export interface LogEnds {
   head: LogRecord[];
   tail: LogRecord[];
   /** True when `head` holds every record of the log (and `tail` is empty). */
+  whole: boolean;
+}
+
+/** What {@link SessionLog.readTail} returns. */
+export interface LogTail {
+  /** The records of the log's first bytes (empty when `whole`). */
+  head: LogRecord[];
+  /** The log's last bytes, as stored (JSONL); the whole log when `whole`. */
+  tail: Uint8Array;
+  /** True when `tail` holds the whole log. */
   whole: boolean;
 }
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMetadataReader, SLOW_SYNC_CALLS_ALLOWED, SLOW_SYNC_CALL_MS, SYNC_SLICE_MS } from '../src/metadata.js';
+import { createMetadataReader, SLOW_SYNC_CALLS_ALLOWED, SLOW_SYNC_CALL_MS, SLOW_SYNC_CALL_SHARE, SYNC_SLICE_MS } from '../src/metadata.js';
 import type { WorkspaceFs } from '../src/index.js';
 
 let folder: string;
@@ -66,6 +66,30 @@ describe('createMetadataReader', () => {
     expect((await reader.stat(join(folder, 'a.txt'))).size).toBe(12);
     expect((await reader.lstat(join(folder, 'link'))).isSymbolicLink()).toBe(true);
     expect(calls).toEqual({ stat: 1, lstat: 1, statSync: 0, lstatSync: 0 });
+  });
+
+  it(`keeps the sync calls when the slow ones are fewer than 1 in ${SLOW_SYNC_CALL_SHARE} (a busy machine's odd preempted call), and statNow answers with them`, async () => {
+    let calls = 0;
+    const fs = {
+      ...fsPromises,
+      statSync: (path: string) => {
+        calls += 1;
+        const until = performance.now() + (calls % 100 === 0 ? SLOW_SYNC_CALL_MS + 1 : 0);
+        while (performance.now() < until) {
+          // Busy-wait: every 100th call is slow.
+        }
+        return statSync(path);
+      },
+      lstatSync,
+    } as unknown as WorkspaceFs;
+    const reader = createMetadataReader(fs);
+    for (let call = 0; call < 500; call += 1) {
+      await reader.pause();
+      expect(reader.statNow(join(folder, 'a.txt'))?.size).toBe(12);
+    }
+    expect(calls).toBe(500);
+    expect((await reader.stat(join(folder, 'a.txt'))).size).toBe(12);
+    expect(calls).toBe(501);
   });
 
   it(`switches to the async calls after ${SLOW_SYNC_CALLS_ALLOWED} sync calls slower than ${SLOW_SYNC_CALL_MS} ms`, async () => {

@@ -1,4 +1,4 @@
-import { CorruptError, errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
+import { CorruptError, errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogTail, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -212,6 +212,34 @@ export class FsSessionLog implements SessionLog {
       const headText = head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8');
       const tailText = tail.subarray(tail.indexOf(0x0a) + 1).toString('utf8');
       return { head: parseJsonl(headText).records, tail: parseJsonl(tailText).records, whole: false };
+    } catch (error) {
+      throw translateFsError(error, `read session log "${this.path}"`);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * The records of the first `headBytes` (whole lines) and the raw last `tailBytes` of the file,
+   * with two positioned reads; every byte in `tail` (and `whole`) when the two ranges cover the
+   * file. A missing file reads as empty and whole.
+   */
+  async readTail(headBytes: number, tailBytes: number): Promise<LogTail> {
+    let handle: FileHandle;
+    try {
+      await this.refuseLink();
+      handle = await this.fs.open(this.path, this.readFlags);
+    } catch (error) {
+      if (error instanceof CorruptError) throw error;
+      if (errnoCode(error) === 'ENOENT') return { head: [], tail: new Uint8Array(0), whole: true };
+      throw translateFsError(error, `read session log "${this.path}"`);
+    }
+    try {
+      const { size } = await handle.stat();
+      if (size <= headBytes + tailBytes) return { head: [], tail: await readRange(handle, 0, size), whole: true };
+      const head = await readRange(handle, 0, headBytes);
+      const tail = await readRange(handle, size - tailBytes, tailBytes);
+      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail, whole: false };
     } catch (error) {
       throw translateFsError(error, `read session log "${this.path}"`);
     } finally {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { FileHistory, PermissionError } from '@fh/core';
+import { FileHistory, PermissionError, diffSnapshotRecord, fhSessionRecord, fullSnapshotRecord, rebuildStateFromLog } from '@fh/core';
 import { open, readFile, readdir, readlink, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -138,6 +138,47 @@ describe('FsSessionLog', () => {
     expect(await log.readEnds?.(10 * line, 0)).toEqual({ head: records, tail: [], whole: true });
     expect(await log.readEnds?.(2 * line + 5, 3 * line + 5)).toEqual({ head: records.slice(0, 2), tail: records.slice(7), whole: false });
     expect(await log.readEnds?.(5, 5)).toEqual({ head: [], tail: [], whole: false });
+  });
+
+  it('readTail returns the whole lines of the first bytes and the raw last bytes, or every byte when they cover the file', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    expect(await log.readTail?.(100, 100)).toEqual({ head: [], tail: new Uint8Array(0), whole: true });
+    const records = Array.from({ length: 10 }, (_, index) => ({ type: 'r', index, pad: 'x'.repeat(20) }));
+    await log.append(records);
+    const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
+    const line = `${JSON.stringify(records[0])}\n`.length;
+    const whole = await log.readTail?.(5 * line, 5 * line);
+    expect({ ...whole, tail: Buffer.from(whole?.tail ?? []).toString('utf8') }).toEqual({ head: [], tail: text, whole: true });
+    const ends = await log.readTail?.(2 * line + 5, 3 * line + 5);
+    expect({ ...ends, tail: Buffer.from(ends?.tail ?? []).toString('utf8') }).toEqual({ head: records.slice(0, 2), tail: text.slice(-(3 * line + 5)), whole: false });
+  });
+
+  it('opens a long session from the end of its log: the state equals the whole-log rebuild, and a corrupt line before the records it needs is not read', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const project = await temporaryFolder();
+    const store = new FsBackupStore({ root });
+    const entry = (version: number) => ({ backupFileName: `00000000000000aa@v${version}`, version, backupTime: new Date(1_000 + version), size: 3, mode: 0o644 });
+    const lines = [JSON.stringify(fhSessionRecord({ sessionId: 's1', projectRoot: project, createdAt: new Date(0) })), 'not json'];
+    const pad = Object.fromEntries(Array.from({ length: 1500 }, (_, index) => [`pad/file-${index}.txt`, entry(1)]));
+    for (let sequence = 1; sequence <= 400; sequence += 1) {
+      const changed = { 'a.txt': entry(sequence + 1) };
+      lines.push(JSON.stringify(sequence % 50 === 1 ? fullSnapshotRecord({ messageId: `m${sequence}`, timestamp: new Date(sequence), trackedFileBackups: { ...pad, ...changed } }, sequence) : diffSnapshotRecord(`m${sequence}`, new Date(sequence), sequence, sequence - 1, changed)));
+    }
+    await mkdir(join(root, 'sessions'), { recursive: true });
+    await writeFile(join(root, 'sessions', 's1.jsonl'), `${lines.join('\n')}\n`);
+    const warnings: string[] = [];
+    const history = await FileHistory.open({ projectRoot: project, sessionId: 's1', store, onWarning: (message) => warnings.push(message) });
+    const whole = await rebuildStateFromLog(store.sessionLog('s1'), { projectRoot: project });
+    expect(history.state.snapshots.map((snapshot) => ({ ...snapshot }))).toEqual(whole.state.snapshots.map((snapshot) => ({ ...snapshot })));
+    expect(history.state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(Array.from({ length: 100 }, (_, index) => `m${301 + index}`));
+    expect(history.state.snapshotSequence).toBe(400);
+    expect(whole.skippedLines.get('invalid JSON')).toEqual({ count: 1, firstLine: 2 });
+    expect(warnings).toEqual([]);
+    await history.makeSnapshot('m401');
+    await history.close();
+    const after = await rebuildStateFromLog(store.sessionLog('s1'), { projectRoot: project });
+    expect([after.state.snapshotSequence, after.state.snapshots.at(-1)?.messageId, after.state.snapshots.length]).toEqual([401, 'm401', 100]);
   });
 
   it('keeps concurrent appends whole, each record on its own line', async () => {

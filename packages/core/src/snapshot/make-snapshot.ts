@@ -24,7 +24,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { backupFileName, toAbsolutePath } from '../paths.js';
 import { isRetainable } from '../state/rebuild.js';
 import { isBackupFileName } from '../state/records.js';
-import { detach, entryOf } from '../state/snapshot-chain.js';
+import { detach, entryOf, keysTracked, markKeysTracked, noteChanges, type SnapshotDiff } from '../state/snapshot-chain.js';
 import { latestBackup, nextVersion } from '../state/state-queries.js';
 import { createMetadataReader, type MetadataReader } from '../metadata.js';
 import { mapWithWorkers } from '../worker-pool.js';
@@ -50,9 +50,17 @@ export async function fileHistoryMakeSnapshot(
   const trackingPaths = [...captured.trackedFiles].sort();
   const metadata = createMetadataReader(context.fs);
   // A reused entry leaves its turn's attribution behind: the new turn has no changes yet.
-  const entries = await mapWithWorkers(context.metadataLimit, trackingPaths, context.concurrency, async (trackingPath) =>
-    withoutAttribution(await snapshotEntry(context, metadata, captured, trackingPath, latestBackup(captured, trackingPath))),
-  );
+  const entries: Array<FileHistoryBackup | undefined> = new Array(trackingPaths.length);
+  // same[i] = 1: entries[i] is the very entry the newest snapshot holds (nothing to record).
+  const same = new Uint8Array(trackingPaths.length);
+  const rest = await unchangedByTimestamps(context, metadata, captured, trackingPaths, entries, same);
+  const checked = await mapWithWorkers(context.metadataLimit, rest, context.concurrency, async (index) => {
+    const trackingPath = trackingPaths[index] as string;
+    return withoutAttribution(await snapshotEntry(context, metadata, captured, trackingPath, latestBackup(captured, trackingPath)));
+  });
+  rest.forEach((index, at) => {
+    entries[index] = checked[at];
+  });
   const trackedFileBackups: Record<string, FileHistoryBackup> = {};
   trackingPaths.forEach((trackingPath, index) => {
     trackedFileBackups[trackingPath] = entries[index] as FileHistoryBackup;
@@ -60,11 +68,27 @@ export async function fileHistoryMakeSnapshot(
 
   let committed: FileHistorySnapshot | undefined;
   let released: Array<[string, string]> = [];
+  let changes: SnapshotDiff | undefined;
   updateState((state) => {
     const latest = state.snapshots.at(-1);
     const latestBackups = latest?.trackedFileBackups;
     const superseded: Record<string, string> = {};
-    if (latestBackups !== undefined) {
+    // Nothing changed the state since it was captured (every commit makes a new state object) and
+    // the newest snapshot holds no path beyond the tracked ones (`keysTracked`): only the files
+    // not marked `same` can differ from it, so only those are compared (no scan of every entry).
+    const unchangedState = state === captured && latest !== undefined && latestBackups !== undefined && keysTracked(latest);
+    if (unchangedState) {
+      const changed: string[] = [];
+      trackingPaths.forEach((trackingPath, index) => {
+        if (same[index] === 1) return;
+        const before = latestBackups[trackingPath];
+        const now = trackedFileBackups[trackingPath] as FileHistoryBackup;
+        if (now === before) return;
+        changed.push(trackingPath);
+        if (isRetainable(before) && before.backupFileName !== now.backupFileName) superseded[trackingPath] = before.backupFileName;
+      });
+      changes = { changed, removed: [], size: trackingPaths.length };
+    } else if (latestBackups !== undefined) {
       for (const trackingPath in latestBackups) {
         const before = latestBackups[trackingPath];
         const now = trackedFileBackups[trackingPath];
@@ -92,6 +116,10 @@ export async function fileHistoryMakeSnapshot(
       { superseded: index.size > 0 ? index : undefined, heldSnapshots: state.heldSnapshots === undefined ? undefined : Math.min(MAX_SNAPSHOTS, held) },
     );
   });
+  if (committed !== undefined) {
+    markKeysTracked(committed);
+    if (changes !== undefined) noteChanges(committed, captured.snapshots.at(-1) as FileHistorySnapshot, changes);
+  }
   if (committed !== undefined) await context.recordSnapshot?.(committed, false);
   if (released.length > 0) await deleteReleasedBackups(updateState, released, context);
   return committed;
@@ -169,6 +197,54 @@ async function deleteReleasedBackups(updateState: FileHistoryStateUpdater, relea
     ),
   );
 }
+
+/**
+ * The first pass of change detection, without a promise per file: where the metadata reader
+ * stats synchronously, each tracked file whose latest entry names a backup with its size and
+ * mode and whose synchronous `stat` proves it unchanged by timestamps (`compareMetadata`) gets
+ * that entry (without attribution) in `entries`, at its index. Returns the indexes of the other
+ * files, for {@link snapshotEntry} (all of them when the reader has no sync calls). Any error or
+ * other kind of file leaves the file to the second pass, which checks it again and reports it.
+ * Yields to the event loop between slices of sync calls (`MetadataReader.pause`).
+ */
+async function unchangedByTimestamps(
+  context: FileHistoryContext,
+  metadata: MetadataReader,
+  state: FileHistoryState,
+  trackingPaths: readonly string[],
+  entries: Array<FileHistoryBackup | undefined>,
+  same: Uint8Array,
+): Promise<number[]> {
+  const rest: number[] = [];
+  const granularity = context.timestampGranularityMs;
+  const newest = state.snapshots.at(-1);
+  for (let index = 0; index < trackingPaths.length; index += 1) {
+    const pause = metadata.pause();
+    if (pause !== undefined) await pause;
+    const trackingPath = trackingPaths[index] as string;
+    const held = newest === undefined ? undefined : entryOf(newest, trackingPath);
+    const previous = held ?? latestBackup(state, trackingPath);
+    if (previous === undefined || previous.backupFileName === null || previous.error !== undefined || previous.size === undefined || previous.mode === undefined) {
+      rest.push(index);
+      continue;
+    }
+    let stats;
+    try {
+      stats = metadata.statNow(toAbsolutePath(context.projectRoot, trackingPath));
+    } catch {
+      stats = undefined;
+    }
+    if (stats === undefined || !stats.isFile() || compareMetadata(stats, previous.size, previous.mode, backupTimeMs(previous), granularity)?.changed !== false) {
+      rest.push(index);
+      continue;
+    }
+    const entry = withoutAttribution(previous);
+    entries[index] = entry;
+    if (entry === held) same[index] = 1;
+  }
+  return rest;
+}
+
 
 /**
  * The entry one tracked file gets in a new snapshot of `state`, given its latest entry

@@ -25,7 +25,7 @@ import {
   type FhSessionRecord,
   type RecordWarningHandler,
 } from './records.js';
-import { chainedSnapshot } from './snapshot-chain.js';
+import { chainedSnapshot, markKeysTracked } from './snapshot-chain.js';
 import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead, parseFhSnapshotRecord, sniffFhSnapshotLine, type FhSnapshotHead, type SupersededBackups } from './snapshot-records.js';
 
 /** Options of a rebuild. */
@@ -56,7 +56,11 @@ export interface RebuildResult {
    * undefined otherwise (the next one is then recorded in full).
    */
   diffBase: number | undefined;
-  /** Lines that could not be read, by reason (`invalid JSON`, `torn last line`, ...). */
+  /**
+   * Lines that could not be read, by reason (`invalid JSON`, `torn last line`, ...), with the
+   * first one's 1-based line number (0 when it is not known: a rebuild from the log's end, see
+   * `tail-rebuild.ts`).
+   */
   skippedLines: Map<string, { count: number; firstLine: number }>;
 }
 
@@ -223,6 +227,8 @@ export class StateRebuilder {
         snapshots.push(chainedSnapshot(node.messageId, node.timestamp, previous as FileHistorySnapshot, node.changes ?? new Map(), last ? this.running : undefined));
       }
     });
+    // Every path applied is in `keys`, the tracked files handed out with these snapshots.
+    for (const snapshot of snapshots) markKeysTracked(snapshot);
     const totalNodes = this.nodesBefore + this.nodes.length;
     const newest = kept.at(-1);
     const snapshotSequence = Math.max(totalNodes, this.sequenceOffset + this.snapshotRecordCount, newest?.sequence ?? 0);

@@ -103,3 +103,48 @@ function mapOf(snapshot: FileHistorySnapshot): Record<string, FileHistoryBackup>
   built.set(snapshot, map);
   return map;
 }
+
+/** What a new snapshot changed against the snapshot before it, as `makeSnapshot` found it. */
+export interface SnapshotDiff {
+  /** Paths whose entry is another object than the previous snapshot's (added or replaced). */
+  changed: readonly string[];
+  /** Paths the previous snapshot held and this one does not. */
+  removed: readonly string[];
+  /** Entries the new snapshot holds. */
+  size: number;
+}
+
+/** Diffs noted by `makeSnapshot`, with the snapshot they are against. */
+const diffs = new WeakMap<FileHistorySnapshot, { previous: FileHistorySnapshot; diff: SnapshotDiff }>();
+
+/**
+ * Note that `snapshot` differs from `previous` exactly by `diff`, so recording it as a diff
+ * record costs what changed, not a comparison of every entry (see {@link notedDiff}).
+ */
+export function noteChanges(snapshot: FileHistorySnapshot, previous: FileHistorySnapshot, diff: SnapshotDiff): void {
+  diffs.set(snapshot, { previous, diff });
+}
+
+/** The diff noted for `snapshot` against `previous` (see {@link noteChanges}), or undefined. */
+export function notedDiff(snapshot: FileHistorySnapshot, previous: FileHistorySnapshot): SnapshotDiff | undefined {
+  const noted = diffs.get(snapshot);
+  return noted !== undefined && noted.previous === previous ? noted.diff : undefined;
+}
+
+/** Snapshots whose every path is in their state's `trackedFiles` (see {@link markKeysTracked}). */
+const covered = new WeakSet<FileHistorySnapshot>();
+
+/**
+ * Note that every path `snapshot` holds is (and stays) in its state's `trackedFiles`: true of the
+ * snapshots `makeSnapshot` makes (their paths are the tracked files) and a rebuild hands out (its
+ * tracked files are every path it read); `trackEdit` adds a path to both at once. States given
+ * from outside (`initialState`) are not marked, and `makeSnapshot` then compares every entry.
+ */
+export function markKeysTracked(snapshot: FileHistorySnapshot): void {
+  covered.add(snapshot);
+}
+
+/** See {@link markKeysTracked}. */
+export function keysTracked(snapshot: FileHistorySnapshot): boolean {
+  return covered.has(snapshot);
+}

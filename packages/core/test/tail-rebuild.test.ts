@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import {
+  attachSnapshotRecord,
+  deltaRecord,
+  diffSnapshotRecord,
+  fhSessionRecord,
+  fullSnapshotRecord,
+  parseJsonl,
+  rebuildFromTail,
+  rebuildStateFromLog,
+  snapshotRecord,
+  type FileHistoryBackup,
+  type FileHistoryState,
+  type SessionLog,
+} from '../src/index.js';
+
+const ROOT = '/work/project';
+const T0 = new Date('2026-01-01T00:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const backup = (hash: string, version: number): FileHistoryBackup => ({ backupFileName: `${hash.padStart(16, '0')}@v${version}`, version, backupTime: at(version), size: 3, mode: 0o644 });
+
+/** A log over JSONL text with `readStream` and `readTail` (as `FsSessionLog` reads a file), counting the tail bytes read. */
+function textLog(text: string): SessionLog & { tailBytesRead: number } {
+  const bytes = Buffer.from(text, 'utf8');
+  const log = {
+    tailBytesRead: 0,
+    append: async () => undefined,
+    read: async () => parseJsonl(text),
+    readStream: async function* () {
+      yield bytes;
+    },
+    readTail: async (headBytes: number, tailBytes: number) => {
+      if (bytes.length <= headBytes + tailBytes) return { head: [], tail: bytes, whole: true };
+      log.tailBytesRead += tailBytes;
+      const head = bytes.subarray(0, headBytes);
+      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail: bytes.subarray(bytes.length - tailBytes), whole: false };
+    },
+  };
+  return log;
+}
+
+/** A deterministic pseudo-random sequence (mulberry32). */
+function random(seed: number): () => number {
+  let value = seed;
+  return () => {
+    value = (value + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const view = (state: FileHistoryState) => ({
+  snapshots: state.snapshots.map((snapshot) => ({ ...snapshot })),
+  trackedFiles: [...state.trackedFiles].sort(),
+  snapshotSequence: state.snapshotSequence,
+  superseded: state.superseded,
+  heldSnapshots: state.heldSnapshots,
+});
+
+/** An fh-form log as FileHistory writes it: a full record every `fullEvery` snapshots, diffs between, attachments, other records. */
+function fhLog(next: () => number, turns: number, fullEvery: number, noise: boolean): string {
+  const lines = [JSON.stringify(fhSessionRecord({ sessionId: 's', projectRoot: ROOT, createdAt: T0 }))];
+  let current: Record<string, FileHistoryBackup> = {};
+  let version = 1;
+  const pending = new Map<number, Record<string, string>>();
+  for (let sequence = 1; sequence <= turns; sequence += 1) {
+    const messageId = `u${sequence}`;
+    const files: Record<string, FileHistoryBackup> = {};
+    for (const file of ['a.txt', 'b.txt', 'c/d.txt', 'e.txt']) if (next() < 0.4) files[file] = backup(file.length.toString(16), (version += 1));
+    const removed = next() < 0.1 && current['b.txt'] !== undefined ? ['b.txt'] : [];
+    const superseded: Record<string, string> = {};
+    for (const path of [...Object.keys(files), ...removed]) if (current[path] !== undefined && current[path].version > 1) superseded[path] = current[path].backupFileName as string;
+    if (Object.keys(superseded).length > 0) pending.set(sequence, superseded);
+    pending.delete(sequence - 12);
+    current = { ...current, ...files };
+    for (const path of removed) delete current[path];
+    if (sequence === 1 || sequence % fullEvery === 0) {
+      lines.push(JSON.stringify(fullSnapshotRecord({ messageId, timestamp: at(sequence), trackedFileBackups: current }, sequence, pending)));
+    } else {
+      lines.push(JSON.stringify(diffSnapshotRecord(messageId, at(sequence), sequence, sequence - 1, files, removed)));
+    }
+    if (next() < 0.3) {
+      const attached = { [`new-${sequence}.txt`]: backup('f', 1) };
+      current = { ...current, ...attached };
+      lines.push(JSON.stringify(next() < 0.5 ? attachSnapshotRecord(messageId, sequence, attached) : deltaRecord(messageId, `new-${sequence}.txt`, attached[`new-${sequence}.txt`] as FileHistoryBackup, at(sequence))));
+    }
+    if (noise && next() < 0.2) lines.push(next() < 0.5 ? '{"type":"fh-undo-point","id":"p"}' : next() < 0.5 ? 'not json' : '{"type":"user","message":"mentions file-history-snapshot"}');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('rebuildFromTail', () => {
+  it('gives exactly what rebuildStateFromLog gives for the whole log whenever it answers, on 200 random fh-form logs, and answers for long ones', async () => {
+    let answered = 0;
+    for (let seed = 1; seed <= 200; seed += 1) {
+      const next = random(seed);
+      const maxSnapshots = [1, 3, 5, 10][Math.floor(next() * 4)] as number;
+      const turns = Math.floor(next() * 60);
+      let text = fhLog(next, turns, 1 + Math.floor(next() * 12), next() < 0.5);
+      if (next() < 0.2) text += '{"type":"fh-snapshot","version":2,"kind":"diff"';
+      const options = { projectRoot: ROOT, maxSnapshots, headBytes: 300, tailBytesSteps: [500, 2000, 8000] };
+      const warnings: string[] = [];
+      const tail = await rebuildFromTail(textLog(text), { ...options, onWarning: (message) => warnings.push(message) });
+      const whole = await rebuildStateFromLog(textLog(text), options);
+      if (tail === undefined) continue;
+      answered += 1;
+      expect({ seed, ...view(tail.state) }).toEqual({ seed, ...view(whole.state) });
+      expect({ seed, diffBase: tail.diffBase, sessions: tail.sessions }).toEqual({ seed, diffBase: whole.diffBase, sessions: whole.sessions });
+      expect(tail.hasRecords).toBe(true);
+      for (const [reason, { count, firstLine }] of tail.skippedLines) {
+        expect(firstLine).toBe(0);
+        expect(count).toBeLessThanOrEqual(whole.skippedLines.get(reason)?.count ?? 0);
+      }
+      expect(warnings).toEqual([]);
+    }
+    expect(answered).toBeGreaterThan(60);
+  });
+
+  it('reads only the records from the newest full record the kept snapshots need, not the whole log', async () => {
+    const text = fhLog(random(7), 400, 20, false);
+    const log = textLog(text);
+    const tail = await rebuildFromTail(log, { projectRoot: ROOT, maxSnapshots: 10, headBytes: 300, tailBytesSteps: [4000, 16000, 64000] });
+    expect(tail).toBeDefined();
+    expect(log.tailBytesRead).toBeLessThan(text.length / 4);
+    expect(tail?.state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(Array.from({ length: 10 }, (_, index) => `u${391 + index}`));
+    expect(tail?.state.snapshotSequence).toBe(400);
+    expect(tail?.diffBase).toBe(400);
+  });
+
+  it('reports a torn last line (an append cut by a crash) once, without its number, and rebuilds what the whole log gives', async () => {
+    const text = `${fhLog(random(3), 100, 10, false)}{"type":"fh-snapshot","version":2,"kind":"diff","sequence":101,"base":100,"messageId":"u101","entr`;
+    const tail = await rebuildFromTail(textLog(text), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [8000, 32000] });
+    const whole = await rebuildStateFromLog(textLog(text), { projectRoot: ROOT, maxSnapshots: 5 });
+    expect(tail?.skippedLines).toEqual(new Map([['torn last line', { count: 1, firstLine: 0 }]]));
+    expect(whole.skippedLines.get('torn last line')?.count).toBe(1);
+    expect(view((tail as { state: FileHistoryState }).state)).toEqual(view(whole.state));
+  });
+
+  it("leaves Claude Code's transcripts (file-history-snapshot records, no fh-session record) and short logs to the whole-log rebuild", async () => {
+    const claude = Array.from({ length: 300 }, (_, index) => JSON.stringify(snapshotRecord({ messageId: `m${index}`, timestamp: at(index), trackedFileBackups: { 'a.txt': backup('a', index + 1) } }, false))).join('\n');
+    expect(await rebuildFromTail(textLog(`${claude}\n`), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [2000] })).toBeUndefined();
+    const mixed = `${fhLog(random(5), 100, 10, false)}${claude}\n`;
+    expect(await rebuildFromTail(textLog(mixed), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [200000] })).toBeUndefined();
+    const short = fhLog(random(9), 3, 10, false);
+    expect(await rebuildFromTail(textLog(short), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [500] })).toBeUndefined();
+  });
+});
