@@ -26,11 +26,11 @@
 import { execFile } from 'node:child_process';
 import { constants, lstatSync, statSync } from 'node:fs';
 import { copyFile, lstat, rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, backupFileName, snapshotRecord, type FileHistory, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
-import { durableAppend } from './floors.js';
+import { durableAppend, durableTrackEditFloor, fsyncAll } from './floors.js';
 import { interleave, type Contender } from './measure.js';
 import { registerScenario, type BenchContext } from './runner.js';
 import { measureS3 } from './s3-figures.js';
@@ -122,11 +122,19 @@ async function run(context: BenchContext): Promise<void> {
       },
     },
     floorContender('floor + durable record', 3, 'track-0', true),
+    {
+      name: 'durable floor',
+      run: async (round) => {
+        const source = trackFile(round, 3);
+        await durableTrackEditFloor(source, join(sessionFolder('track-0'), `durable-${backupFileName(source, 1)}`), join(folders.store, 'sessions', 'bench-floor.jsonl'), recordBytes);
+      },
+    },
     floorContender('floor', 4, 'track-1', false),
     floorContender('floor for putBackup', 5, 'put-only', false),
   ]);
   report('trackEdit, 4 KiB file (no log)', trackTimes.get('fh no log') ?? [], 'floor: stat + copyFile', trackTimes.get('floor') ?? [], 'floor');
-  report('trackEdit, 4 KiB file (durable log)', trackTimes.get('fh') ?? [], 'floor + fsync\'d record', trackTimes.get('floor + durable record') ?? [], 'floor');
+  report('trackEdit, 4 KiB file (durable)', trackTimes.get('fh') ?? [], "floor + fsync backup + folder + fsync'd record", trackTimes.get('durable floor') ?? [], 'floor');
+  report('  same, against the floor without the backup fsyncs', trackTimes.get('fh') ?? [], "floor + fsync'd record", trackTimes.get('floor + durable record') ?? [], 'info');
   report('  of which FsBackupStore.putBackup alone', trackTimes.get('putBackup') ?? [], 'floor: stat + copyFile', trackTimes.get('floor for putBackup') ?? [], 'info');
 
   // Sessions tracking 1,000 files (and one tracking all 10,000), settled past the timestamp granularity.
@@ -160,7 +168,7 @@ async function run(context: BenchContext): Promise<void> {
   // fh stats tracked files synchronously (the workspace's statSync), so the targets' floors do too;
   // the asynchronous floor is shown for comparison. Each floor copies into the folder of the
   // session it is compared with.
-  const snapshotFloor = (name: string, sync: boolean, sessionId: string, record: boolean): Contender => ({
+  const snapshotFloor = (name: string, sync: boolean, sessionId: string, record: boolean, durable = false): Contender => ({
     name,
     prepare: (round) => editFiles(folders.project, hot, round, name),
     run: async (round) => {
@@ -170,6 +178,12 @@ async function run(context: BenchContext): Promise<void> {
         else await stat(absolute(path));
         if (changed.has(path)) await copyFile(absolute(path), join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`), constants.COPYFILE_FICLONE);
       });
+      if (durable) {
+        // Issue 10: the new backups' bytes and folder entries durable before the record, batched
+        // as fh batches them (write all, fsync all, the folder once, then the record).
+        await fsyncAll(hot.map((path) => join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`)));
+        await fsyncAll([sessionFolder(sessionId)]);
+      }
       if (record) await durableAppend(join(folders.store, 'sessions', 'bench-floor-snapshots.jsonl'), snapshotRecordBytes);
     },
   });
@@ -178,10 +192,12 @@ async function run(context: BenchContext): Promise<void> {
     snapshotContender('fh no log', snapshotNoLog, 'snapshot'),
     snapshotFloor('sync floor', true, 'snapshot-no-log', false),
     snapshotFloor('sync floor + durable record', true, 'snapshot', true),
+    snapshotFloor('durable sync floor', true, 'snapshot', true, true),
     snapshotFloor('async floor', false, 'snapshot-no-log', false),
   ]);
   report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (no log)`, snapshotTimes.get('fh no log') ?? [], 'sync floor: sync stats + copies', snapshotTimes.get('sync floor') ?? [], 'floor');
-  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable log)`, snapshotTimes.get('fh') ?? [], "sync floor + fsync'd record", snapshotTimes.get('sync floor + durable record') ?? [], 'floor');
+  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable)`, snapshotTimes.get('fh') ?? [], "sync floor + fsync copies + folder + fsync'd record", snapshotTimes.get('durable sync floor') ?? [], 'floor');
+  report('  same, against the floor without the backup fsyncs', snapshotTimes.get('fh') ?? [], "sync floor + fsync'd record", snapshotTimes.get('sync floor + durable record') ?? [], 'info');
   report('  no log, against a floor that stats asynchronously', snapshotTimes.get('fh no log') ?? [], 'async floor: stats + copies', snapshotTimes.get('async floor') ?? [], 'info');
 
   log('rewind ...');
@@ -204,7 +220,28 @@ async function run(context: BenchContext): Promise<void> {
     await copyFile(backup, temporary, constants.COPYFILE_FICLONE);
     await rename(temporary, target);
   };
+  // The durable floor (issue 10): FileHistory.rewind (no undo point: RewindSession journals one)
+  // restores each file by temp file + fsync + rename and fsyncs each changed folder after.
+  const durableRewindFloor: Contender = {
+    name: 'durable floor',
+    prepare: (round) => editFiles(folders.project, hot, round, 'rewind'),
+    run: async (round) => {
+      const changed = new Set(hot);
+      const differing: string[] = [];
+      await plainLoop(tracked, async (path) => {
+        lstatSync(absolute(path));
+        if (!changed.has(path)) return;
+        differing.push(path);
+        const temporary = `${absolute(path)}.${round}.tmp`;
+        await copyFile(join(floorBackups, backupFileName(absolute(path), 1)), temporary, constants.COPYFILE_FICLONE);
+        await fsyncAll([temporary]);
+        await rename(temporary, absolute(path));
+      });
+      await fsyncAll([...new Set(differing.map((path) => dirname(absolute(path))))]);
+    },
+  };
   const rewindTimes = await interleave(ROUNDS.rewind, [
+    durableRewindFloor,
     {
       name: 'fh',
       prepare: (round) => editFiles(folders.project, hot, round, 'rewind'),
@@ -218,7 +255,8 @@ async function run(context: BenchContext): Promise<void> {
     rewindFloor('safe floor', safeRestore),
     rewindFloor('sync safe floor', safeRestore, true),
   ]);
-  report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing`, rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + rename', rewindTimes.get('sync safe floor') ?? [], 'floor');
+  report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing (durable)`, rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + fsync + rename + folder fsyncs', rewindTimes.get('durable floor') ?? [], 'floor');
+  report('  same, against restores by temp file + rename without fsyncs (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + rename', rewindTimes.get('sync safe floor') ?? [], 'info');
   report('  same, against plain overwrites (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + copies', rewindTimes.get('sync floor') ?? [], 'info');
   report('  same, against plain overwrites (async lstats)', rewindTimes.get('fh') ?? [], 'async lstats + copies', rewindTimes.get('async floor') ?? [], 'info');
   report('  same, against temp file + rename (async lstats)', rewindTimes.get('fh') ?? [], 'async lstats + temp file + rename', rewindTimes.get('safe floor') ?? [], 'info');

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { constants, statSync } from 'node:fs';
 import { copyFile, open, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built `fh` CLI (run `npm run build` first; `npm run bench` does). */
@@ -63,5 +64,32 @@ export async function durableAppend(path: string, bytes: string): Promise<void> 
 export async function trackEditFloor(source: string, backup: string, log: string, record: string): Promise<void> {
   await stat(source);
   await copyFile(source, backup, constants.COPYFILE_FICLONE);
+  await durableAppend(log, record);
+}
+
+/** fsync each of `paths` (files or folders), all at once: what a batch of durable writes costs beyond the writes. */
+export async function fsyncAll(paths: readonly string[]): Promise<void> {
+  await Promise.all(
+    paths.map(async (path) => {
+      const handle = await open(path, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+}
+
+/**
+ * The work of a durable `trackEdit` on a new file, by hand (issue 10: a backup's bytes and folder
+ * entry are durable before the record that references it): stat, copy it to `backup`, fsync the
+ * copy, then its folder, then append `record` durably to `log`.
+ */
+export async function durableTrackEditFloor(source: string, backup: string, log: string, record: string): Promise<void> {
+  await stat(source);
+  await copyFile(source, backup, constants.COPYFILE_FICLONE);
+  await fsyncAll([backup]);
+  await fsyncAll([dirname(backup)]);
   await durableAppend(log, record);
 }

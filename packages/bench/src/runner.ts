@@ -17,7 +17,7 @@ import { FileHistory, DEFAULT_CONCURRENCY, type FileHistoryOptions } from '@fh/c
 import { median } from './measure.js';
 import { createFolders, removeFolders, type BenchFolders } from './workspace.js';
 
-/** One floor term of a row: what it is, its times in ms, and its factor in the row's target. */
+/** One floor term of a row: what it is, its figures (ms unless the row says otherwise), and its factor in the row's target. */
 export interface FloorTerm {
   /** What the floor does, for the printout ("node -e 0", "1,000 sync stats"). */
   name: string;
@@ -41,7 +41,12 @@ export interface RowInput {
    * a figure up.
    */
   kind?: 'target' | 'faster' | 'info';
+  /** Unit of `fh` and the floors (default `ms`): `MB` for memory rows, `bytes` for sizes. */
+  unit?: RowUnit;
 }
+
+/** Units a row's figures are in. */
+export type RowUnit = 'ms' | 'MB' | 'bytes';
 
 /** A printed row. */
 export interface Row {
@@ -56,6 +61,8 @@ export interface Row {
   target: string;
   /** Undefined for informational rows. */
   met: boolean | undefined;
+  /** Unit of `fh` and `floor`. */
+  unit: RowUnit;
 }
 
 /** What a scenario gets from the runner. */
@@ -103,11 +110,11 @@ export function evaluateRow(input: RowInput): Row {
   const floorName = floors.length === 1 ? (floors[0]?.name ?? '') : floors.map((term) => `${term.name} ${term.ms.toFixed(1)}`).join(' + ');
   if (kind === 'faster') {
     const factor = floors[0]?.factor ?? 1;
-    return { scenario: input.scenario, fh, floorName, floor, ratio: floor >= fh ? `${(floor / fh).toFixed(1)}× faster` : `${(fh / floor).toFixed(1)}× slower`, target: `≥ ${factor}× faster`, met: floor >= factor * fh };
+    return { scenario: input.scenario, fh, floorName, floor, ratio: floor >= fh ? `${(floor / fh).toFixed(1)}× faster` : `${(fh / floor).toFixed(1)}× slower`, target: `≥ ${factor}× faster`, met: floor >= factor * fh, unit: input.unit ?? 'ms' };
   }
   const bound = floors.reduce((sum, term) => sum + term.factor * term.ms, 0);
   const target = kind === 'info' ? 'info' : `≤ ${floors.map((term) => `${term.factor}×${floors.length === 1 ? ' floor' : ` ${term.name}`}`).join(' + ')}`;
-  return { scenario: input.scenario, fh, floorName, floor, ratio: `${(fh / floor).toFixed(2)}×`, target, met: kind === 'info' ? undefined : fh <= bound };
+  return { scenario: input.scenario, fh, floorName, floor, ratio: `${(fh / floor).toFixed(2)}×`, target, met: kind === 'info' ? undefined : fh <= bound, unit: input.unit ?? 'ms' };
 }
 
 /** The scenarios chosen by the command line's names (or `FH_BENCH_ONLY`); all when none are named. */
@@ -133,7 +140,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
     report: (input) => {
       const row = evaluateRow(input);
       rows.push(row);
-      log(`[${scenario.name}] ${row.scenario}: ${row.fh.toFixed(1)} ms vs ${row.floor.toFixed(1)} ms (${row.ratio}) ${row.met === undefined ? '' : row.met ? 'met' : 'MISSED'}`);
+      log(`[${scenario.name}] ${row.scenario}: ${row.fh.toFixed(1)} ${row.unit} vs ${row.floor.toFixed(1)} ${row.unit} (${row.ratio}) ${row.met === undefined ? '' : row.met ? 'met' : 'MISSED'}`);
     },
     defer: (cleanup) => {
       cleanups.push(cleanup);
@@ -182,12 +189,12 @@ export async function runBench(arguments_: readonly string[]): Promise<void> {
 function print(elapsedMs: number): void {
   const { version } = process;
   console.log(`fh benchmark — Node ${version}, ${cpus().length} cores, in ${process.env.FH_BENCH_DIR ?? tmpdir()}, concurrency ${DEFAULT_CONCURRENCY}, medians of interleaved rounds (${(elapsedMs / 1000).toFixed(0)} s)`);
-  const header = ['scenario', 'fh ms', 'floor', 'floor ms', 'ratio', 'target', ''];
+  const header = ['scenario', 'fh', 'floor', 'floor figure', 'ratio', 'target', ''];
   const lines = rows.map((row) => [
     row.scenario,
-    row.fh.toFixed(3),
+    `${row.fh.toFixed(3)} ${row.unit}`,
     row.floorName,
-    row.floor.toFixed(3),
+    `${row.floor.toFixed(3)} ${row.unit}`,
     row.ratio,
     row.target,
     row.met === undefined ? '' : row.met ? 'met' : 'MISSED',

@@ -141,11 +141,11 @@ async function run(context: BenchContext): Promise<void> {
   }
   context.report({ scenario: 'command window, 10 of 10,000 files changed (begin + end)', fh: fhTimes, floors: [{ name: 'git status ×2 + 10 copies', times: floorTimes, factor: 2 }] });
   context.report({ scenario: 'command window vs shadow git, 10,000 files', fh: fhTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes, factor: 10 }], kind: 'faster' });
-  context.report({ scenario: 'disk per 10-file command: bytes beyond the 10 before-images', fh: [median(diskExtra)], floors: [{ name: '1 byte', times: 1, factor: 0 }] });
+  context.report({ scenario: 'disk per 10-file command: bytes beyond the 10 before-images', fh: [median(diskExtra)], floors: [{ name: '1 byte', times: 1, factor: 0 }], unit: 'bytes' });
 
   const idleBefore = await storeBytes(folders.store, 'shell');
   await timedWindow(window, async () => undefined);
-  context.report({ scenario: 'disk per command that changes nothing: bytes', fh: [(await storeBytes(folders.store, 'shell')) - idleBefore], floors: [{ name: '1 byte', times: 1, factor: 0 }] });
+  context.report({ scenario: 'disk per command that changes nothing: bytes', fh: [(await storeBytes(folders.store, 'shell')) - idleBefore], floors: [{ name: '1 byte', times: 1, factor: 0 }], unit: 'bytes' });
 
   const bigProject = join(folders.base, 'big');
   await mkdir(bigProject);
