@@ -30,7 +30,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, backupFileName, snapshotRecord, type FileHistory, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
-import { durableAppend, durableTrackEditFloor, fsyncAll } from './floors.js';
+import { durableAppend, durableTrackEditFloor, fsyncAll, hashCopy } from './floors.js';
 import { interleave, type Contender } from './measure.js';
 import { registerScenario, type BenchContext } from './runner.js';
 import { measureS3 } from './s3-figures.js';
@@ -133,7 +133,7 @@ async function run(context: BenchContext): Promise<void> {
     floorContender('floor for putBackup', 5, 'put-only', false),
   ]);
   report('trackEdit, 4 KiB file (no log)', trackTimes.get('fh no log') ?? [], 'floor: stat + copyFile', trackTimes.get('floor') ?? [], 'floor');
-  report('trackEdit, 4 KiB file (durable)', trackTimes.get('fh') ?? [], "floor + fsync backup + folder + fsync'd record", trackTimes.get('durable floor') ?? [], 'floor');
+  report('trackEdit, 4 KiB file (durable)', trackTimes.get('fh') ?? [], "floor + sha256 + fsync backup + folder + fsync'd record", trackTimes.get('durable floor') ?? [], 'floor');
   report('  same, against the floor without the backup fsyncs', trackTimes.get('fh') ?? [], "floor + fsync'd record", trackTimes.get('floor + durable record') ?? [], 'info');
   report('  of which FsBackupStore.putBackup alone', trackTimes.get('putBackup') ?? [], 'floor: stat + copyFile', trackTimes.get('floor for putBackup') ?? [], 'info');
 
@@ -176,10 +176,13 @@ async function run(context: BenchContext): Promise<void> {
       await plainLoop(tracked, async (path) => {
         if (sync) statSync(absolute(path));
         else await stat(absolute(path));
-        if (changed.has(path)) await copyFile(absolute(path), join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`), constants.COPYFILE_FICLONE);
+        if (!changed.has(path)) return;
+        const copy = join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`);
+        await copyFile(absolute(path), copy, constants.COPYFILE_FICLONE);
+        if (durable) hashCopy(copy);
       });
       if (durable) {
-        // Issue 10: the new backups' bytes and folder entries durable before the record, batched
+        // Issue 10: each new backup hashed (above), its bytes and folder entry durable before the record, batched
         // as fh batches them (write all, fsync all, the folder once, then the record).
         await fsyncAll(hot.map((path) => join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`)));
         await fsyncAll([sessionFolder(sessionId)]);
@@ -196,7 +199,7 @@ async function run(context: BenchContext): Promise<void> {
     snapshotFloor('async floor', false, 'snapshot-no-log', false),
   ]);
   report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (no log)`, snapshotTimes.get('fh no log') ?? [], 'sync floor: sync stats + copies', snapshotTimes.get('sync floor') ?? [], 'floor');
-  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable)`, snapshotTimes.get('fh') ?? [], "sync floor + fsync copies + folder + fsync'd record", snapshotTimes.get('durable sync floor') ?? [], 'floor');
+  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable)`, snapshotTimes.get('fh') ?? [], "sync floor + sha256 + fsync of copies + folder + fsync'd record", snapshotTimes.get('durable sync floor') ?? [], 'floor');
   report('  same, against the floor without the backup fsyncs', snapshotTimes.get('fh') ?? [], "sync floor + fsync'd record", snapshotTimes.get('sync floor + durable record') ?? [], 'info');
   report('  no log, against a floor that stats asynchronously', snapshotTimes.get('fh no log') ?? [], 'async floor: stats + copies', snapshotTimes.get('async floor') ?? [], 'info');
 
@@ -221,7 +224,8 @@ async function run(context: BenchContext): Promise<void> {
     await rename(temporary, target);
   };
   // The durable floor (issue 10): FileHistory.rewind (no undo point: RewindSession journals one)
-  // restores each file by temp file + fsync + rename and fsyncs each changed folder after.
+  // restores each file by temp file, checks the copy's sha256 against the one its backup recorded,
+  // fsyncs and renames it, and fsyncs each changed folder after.
   const durableRewindFloor: Contender = {
     name: 'durable floor',
     prepare: (round) => editFiles(folders.project, hot, round, 'rewind'),
@@ -234,6 +238,7 @@ async function run(context: BenchContext): Promise<void> {
         differing.push(path);
         const temporary = `${absolute(path)}.${round}.tmp`;
         await copyFile(join(floorBackups, backupFileName(absolute(path), 1)), temporary, constants.COPYFILE_FICLONE);
+        hashCopy(temporary);
         await fsyncAll([temporary]);
         await rename(temporary, absolute(path));
       });
@@ -255,7 +260,7 @@ async function run(context: BenchContext): Promise<void> {
     rewindFloor('safe floor', safeRestore),
     rewindFloor('sync safe floor', safeRestore, true),
   ]);
-  report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing (durable)`, rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + fsync + rename + folder fsyncs', rewindTimes.get('durable floor') ?? [], 'floor');
+  report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing (durable)`, rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + sha256 + fsync + rename + folder fsyncs', rewindTimes.get('durable floor') ?? [], 'floor');
   report('  same, against restores by temp file + rename without fsyncs (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + rename', rewindTimes.get('sync safe floor') ?? [], 'info');
   report('  same, against plain overwrites (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + copies', rewindTimes.get('sync floor') ?? [], 'info');
   report('  same, against plain overwrites (async lstats)', rewindTimes.get('fh') ?? [], 'async lstats + copies', rewindTimes.get('async floor') ?? [], 'info');

@@ -4,7 +4,8 @@
  * `trackEdit` done by hand (stat + copy + an fsync'd record).
  */
 import { spawn } from 'node:child_process';
-import { constants, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { constants, readFileSync, statSync } from 'node:fs';
 import { copyFile, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,14 +82,20 @@ export async function fsyncAll(paths: readonly string[]): Promise<void> {
   );
 }
 
+/** The sha256 of a fresh copy, read back (from the page cache): the content hash every backup records (issue 10). */
+export function hashCopy(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
 /**
- * The work of a durable `trackEdit` on a new file, by hand (issue 10: a backup's bytes and folder
- * entry are durable before the record that references it): stat, copy it to `backup`, fsync the
- * copy, then its folder, then append `record` durably to `log`.
+ * The work of a durable `trackEdit` on a new file, by hand (issue 10: a backup records its content
+ * hash, and its bytes and folder entry are durable before the record that references it): stat,
+ * copy it to `backup`, hash the copy, fsync it, then its folder, then append `record` durably to `log`.
  */
 export async function durableTrackEditFloor(source: string, backup: string, log: string, record: string): Promise<void> {
   await stat(source);
   await copyFile(source, backup, constants.COPYFILE_FICLONE);
+  hashCopy(backup);
   await fsyncAll([backup]);
   await fsyncAll([dirname(backup)]);
   await durableAppend(log, record);
