@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  adoptBackupEntry,
+  parseBackupEntry,
   attachSnapshotRecord,
   deltaRecord,
   diffSnapshotRecord,
@@ -144,5 +146,47 @@ describe('rebuildFromTail', () => {
     expect(await rebuildFromTail(textLog(mixed), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [200000] })).toBeUndefined();
     const short = fhLog(random(9), 3, 10, false);
     expect(await rebuildFromTail(textLog(short), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [500] })).toBeUndefined();
+  });
+});
+
+describe('adoptBackupEntry', () => {
+  const wellFormed = [
+    { backupFileName: '00000000000000aa@v2', version: 2, backupTime: '2026-01-01T00:00:02.000Z', size: 3, mode: 420, sha256: 'a'.repeat(64) },
+    { backupFileName: null, version: 1, backupTime: '2026-01-01T00:00:02.000Z' },
+    { backupFileName: '00000000000000aa@v3', version: 3, backupTime: '2026-01-01T00:00:02.000Z', error: 'EIO', changedBy: [{ by: 'main', at: '2026-01-01T00:00:01.000Z' }, { by: 'subagent', agentId: 'a1', agentType: 'helper', at: '2026-01-01T00:00:01.500Z' }] },
+  ];
+  it('takes a well-formed entry over in place, equal to what parseBackupEntry makes of it', () => {
+    for (const entry of wellFormed) {
+      const expected = parseBackupEntry(structuredClone(entry), 'test', 'a.txt', () => {});
+      const raw = structuredClone(entry);
+      const adopted = adoptBackupEntry(raw);
+      expect(adopted).toBe(raw);
+      expect(adopted).toEqual(expected);
+      expect(adopted?.backupTime).toBeInstanceOf(Date);
+    }
+  });
+
+  it('leaves anything else to parseBackupEntry, untouched: unknown fields, bad names, versions, times, hashes, modes, attributions', () => {
+    const base = wellFormed[0] as Record<string, unknown>;
+    const bad: unknown[] = [
+      { ...base, extra: 1 },
+      { ...base, backupFileName: '../x@v2' },
+      { ...base, version: 0 },
+      { ...base, backupTime: 'yesterday' },
+      { ...base, sha256: 'A'.repeat(64) },
+      { ...base, sha256: 'a'.repeat(63) },
+      { ...base, mode: 0o10000 },
+      { ...base, size: -1 },
+      { ...base, changedBy: [] },
+      { ...base, changedBy: [{ by: 'main', at: '2026-01-01T00:00:01.000Z', note: 'x' }] },
+      { ...base, changedBy: [{ by: 'subagent', at: '2026-01-01T00:00:01.000Z' }] },
+      JSON.parse('{"__proto__":{"x":1},"backupFileName":null,"version":1,"backupTime":"2026-01-01T00:00:02.000Z"}'),
+      'not an object',
+    ];
+    for (const entry of bad) {
+      const before = JSON.stringify(entry);
+      expect(adoptBackupEntry(entry)).toBeUndefined();
+      expect(JSON.stringify(entry)).toBe(before);
+    }
   });
 });

@@ -18,6 +18,7 @@ import { readLogLines } from './log-lines.js';
 import {
   FH_SESSION_RECORD_TYPE,
   fileHistoryRecordHead,
+  adoptBackupEntry,
   parseBackupEntry,
   parseFhSessionRecord,
   parseFileHistoryRecord,
@@ -162,8 +163,12 @@ export class StateRebuilder {
     this.sequenceBefore = before.lastSequence ?? 0;
   }
 
-  /** Apply one record (any type; only file-history, `fh-snapshot` and `fh-session` ones count). */
-  push(record: unknown): void {
+  /**
+   * Apply one record (any type; only file-history, `fh-snapshot` and `fh-session` ones count).
+   * `owned`: the record was parsed from a log line for this rebuild alone, so its entries may be
+   * taken over in place (`adoptBackupEntry`); the caller must not use it afterwards.
+   */
+  push(record: unknown, owned = false): void {
     if (this.baseFolder !== undefined) this.base = this.path.resolve(this.baseFolder(record));
     if (typeof record !== 'object' || record === null) return;
     const type = (record as { type?: unknown }).type;
@@ -175,11 +180,11 @@ export class StateRebuilder {
       return;
     }
     if (type === FH_SNAPSHOT_RECORD_TYPE) {
-      this.pushCompact(record);
+      this.pushCompact(record, owned);
       return;
     }
     if (type === 'file-history-delta') {
-      this.pushDelta(record as Record<string, unknown>);
+      this.pushDelta(record as Record<string, unknown>, owned);
       return;
     }
     // Entries repeat across Claude Code's full records (each turn holds every file), so those share
@@ -252,7 +257,7 @@ export class StateRebuilder {
    * A `file-history-delta`: checked like `parseFileHistoryRecord` checks it (same warnings), but
    * only the fields a rebuild uses are read (the record's own timestamp is not).
    */
-  private pushDelta(record: Record<string, unknown>): void {
+  private pushDelta(record: Record<string, unknown>, owned: boolean): void {
     const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
     const snapshotMessageId = text(record.snapshotMessageId) ?? text(record.messageId);
     if (snapshotMessageId === undefined) {
@@ -270,15 +275,15 @@ export class StateRebuilder {
       return;
     }
     const context = `file-history-delta for ${snapshotMessageId}`;
-    const backup = parseBackupEntry(record.backup, context, trackingPath, this.warn);
+    const backup = (owned ? adoptBackupEntry(record.backup) : undefined) ?? parseBackupEntry(record.backup, context, trackingPath, this.warn);
     const key = this.migrate(trackingPath, context);
     if (key === undefined) return;
     this.keys.add(key);
     this.setEntry(targetIndex, key, backup);
   }
 
-  private pushCompact(record: unknown): void {
-    const parsed = parseFhSnapshotRecord(record, this.warn);
+  private pushCompact(record: unknown, owned: boolean): void {
+    const parsed = parseFhSnapshotRecord(record, this.warn, undefined, owned);
     if (parsed === undefined) return;
     const label = `fh-snapshot ${parsed.messageId}`;
     const entries = this.rekeyed(parsed.entries, label);
@@ -319,7 +324,8 @@ export class StateRebuilder {
       if (isRetainable(before) && before.backupFileName !== entry.backupFileName) superseded[key] = before.backupFileName;
       running[key] = entry;
       changes.set(key, entry);
-      this.keys.add(key);
+      // Every key the running map holds is in `keys` already.
+      if (before === undefined) this.keys.add(key);
     }
     for (const rawKey of parsed.removed) {
       const key = this.migrate(rawKey, label);
@@ -606,7 +612,7 @@ async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots:
       const parsed = parseJsonlLine(held.text, held.terminated);
       if (parsed === undefined) continue;
       if ('reason' in parsed) skip(held.line, parsed.reason);
-      else rebuilder.push(parsed.record);
+      else rebuilder.push(parsed.record, true);
     }
   }
   const finished = rebuilder.finish();

@@ -122,6 +122,91 @@ export function parseBackupEntry(value: unknown, label: string, path: string, wa
 }
 
 /**
+ * A backup entry parsed from a log line this fh owns (nobody else holds the object), taken over
+ * in place when it is exactly what fh writes: the known fields only, each well formed (the checks
+ * of {@link parseBackupEntry}), `backupTime` and each `changedBy[].at` an ISO string. Those strings
+ * become Dates in the object itself, and the object is the entry: no copy, so a rebuild of a
+ * snapshot of many files costs little more than `JSON.parse` of it. Undefined (and the object left
+ * as it was) for anything else, which the caller then parses with {@link parseBackupEntry}.
+ */
+export function adoptBackupEntry(value: unknown): FileHistoryBackup | undefined {
+  if (!isObject(value)) return undefined;
+  const name = value.backupFileName;
+  if (name !== null && (typeof name !== 'string' || !isBackupFileName(name))) return undefined;
+  const version = value.version;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) return undefined;
+  if (typeof value.backupTime !== 'string') return undefined;
+  const time = Date.parse(value.backupTime);
+  if (Number.isNaN(time)) return undefined;
+  let fields = 3;
+  const { size, mode, sha256, error, changedBy } = value;
+  if (size !== undefined) {
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return undefined;
+    fields += 1;
+  }
+  if (mode !== undefined) {
+    if (typeof mode !== 'number' || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) return undefined;
+    fields += 1;
+  }
+  if (sha256 !== undefined) {
+    if (typeof sha256 !== 'string' || !isSha256Hex(sha256)) return undefined;
+    fields += 1;
+  }
+  if (error !== undefined) {
+    if (typeof error !== 'string') return undefined;
+    fields += 1;
+  }
+  let times: number[] | undefined;
+  if (changedBy !== undefined) {
+    if (!Array.isArray(changedBy) || changedBy.length === 0) return undefined;
+    times = [];
+    for (const item of changedBy as unknown[]) {
+      const at = adoptableAttributionTime(item);
+      if (at === undefined) return undefined;
+      times.push(at);
+    }
+    fields += 1;
+  }
+  let count = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) count += 1;
+  if (count !== fields) return undefined;
+  value.backupTime = new Date(time);
+  if (times !== undefined) (changedBy as Array<Record<string, unknown>>).forEach((item, index) => (item.at = new Date(times[index] as number)));
+  return value as unknown as FileHistoryBackup;
+}
+
+/** 64 lower-case hex digits (what `/^[0-9a-f]{64}$/` accepts), checked without a regular expression. */
+function isSha256Hex(text: string): boolean {
+  if (text.length !== 64) return false;
+  for (let index = 0; index < 64; index += 1) {
+    const code = text.charCodeAt(index);
+    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return false;
+  }
+  return true;
+}
+
+/** The time of a `changedBy` item fh wrote (`{by:'main',at}` or `{by:'subagent',agentId,agentType?,at}`), or undefined. */
+function adoptableAttributionTime(item: unknown): number | undefined {
+  if (!isObject(item) || typeof item.at !== 'string') return undefined;
+  let fields = 2;
+  if (item.by === 'subagent') {
+    if (typeof item.agentId !== 'string' || item.agentId === '') return undefined;
+    fields += 1;
+    if (item.agentType !== undefined) {
+      if (typeof item.agentType !== 'string' || item.agentType === '') return undefined;
+      fields += 1;
+    }
+  } else if (item.by !== 'main') {
+    return undefined;
+  }
+  let count = 0;
+  for (const key in item) if (Object.hasOwn(item, key)) count += 1;
+  if (count !== fields) return undefined;
+  const time = Date.parse(item.at);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+/**
  * Parse one backup entry. A malformed entry is never dropped (that could make a rewind treat the
  * file as untracked at that turn): it is kept with `error` set, so a rewind reports it as failed.
  * `label` and `path` name the entry in warnings (`{label} "{path}"`).

@@ -15,7 +15,7 @@
  */
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
-import { isBackupFileName, parseBackupEntry, type BackupParseCache, type RecordWarningHandler } from './records.js';
+import { adoptBackupEntry, isBackupFileName, parseBackupEntry, type BackupParseCache, type RecordWarningHandler } from './records.js';
 
 /** Record type of fh's compact snapshot records. */
 export const FH_SNAPSHOT_RECORD_TYPE = 'fh-snapshot';
@@ -153,9 +153,11 @@ export function attachSnapshotRecord(messageId: string, sequence: number, entrie
  * Parse an `fh-snapshot` record read from a log. Undefined for other types (no warning) and for
  * a malformed or unknown-version one (one warning). Entries are parsed like those of
  * `file-history-snapshot` records (a malformed entry is kept, marked with `error`); malformed
- * `removed` paths and `pending` names are dropped with a warning. Never throws.
+ * `removed` paths and `pending` names are dropped with a warning. Never throws. `owned`: the
+ * record was parsed for this call alone (from a log line), so well-formed entries are taken over
+ * in place (`adoptBackupEntry`) instead of copied; the record must not be used afterwards.
  */
-export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandler = () => {}, cache?: BackupParseCache): FhSnapshotRecord | undefined {
+export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandler = () => {}, cache?: BackupParseCache, owned = false): FhSnapshotRecord | undefined {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const value = record as Record<string, unknown>;
   if (value.type !== FH_SNAPSHOT_RECORD_TYPE) return undefined;
@@ -177,14 +179,17 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
     return undefined;
   }
   const base = head.base;
-  const entries: Record<string, FileHistoryBackup> = {};
+  // An owned record's entries object becomes the entries (each value replaced in place): no copy.
+  const entries = (owned ? rawEntries : {}) as Record<string, FileHistoryBackup>;
   for (const path in rawEntries) {
     if (!Object.hasOwn(rawEntries, path)) continue;
     if (path === '') {
       warn(`${label}: entry with an empty path skipped`);
+      if (owned) delete entries[path];
       continue;
     }
-    entries[path] = parseBackupEntry((rawEntries as Record<string, unknown>)[path], label, path, warn, cache);
+    const raw = (rawEntries as Record<string, unknown>)[path];
+    entries[path] = (owned ? adoptBackupEntry(raw) : undefined) ?? parseBackupEntry(raw, label, path, warn, cache);
   }
   const removed: string[] = [];
   if (head.kind === 'diff' && value.removed !== undefined) {

@@ -11,8 +11,9 @@
  * always exactly the log's. The result is what `rebuildStateFromLog` gives for the whole log, for
  * logs in fh's own form (`fh-snapshot` and `file-history-delta` records); a log whose newest records
  * hold Claude Code's `file-history-snapshot` records, a log without an `fh-session` record at its
- * start, one with fewer snapshots than are kept, or one whose start record is not within
- * {@link TAIL_REBUILD_MAX_BYTES} of its end is left to `rebuildStateFromLog` (undefined here).
+ * start, one that fits the first read (a short log), one with fewer snapshots than are kept, or
+ * one whose start record is not within {@link TAIL_REBUILD_MAX_BYTES} of its end is left to
+ * `rebuildStateFromLog` (undefined here).
  * What differs: lines before the start record are not read, so a corrupt line there is not
  * reported at open (`fh verify` reads the whole log), and a skipped line's number is not known
  * (`firstLine` 0).
@@ -25,8 +26,12 @@ import { StateRebuilder, type RebuildOptions, type RebuildResult } from './rebui
 import { FH_SESSION_RECORD_TYPE } from './records.js';
 import { FH_SNAPSHOT_RECORD_TYPE, sniffFhSnapshotLine } from './snapshot-records.js';
 
-/** Tail sizes tried in turn, in bytes: the first holds about 200 turns of 10 changed files at 1,000 tracked. */
-export const TAIL_REBUILD_BYTES_STEPS: readonly number[] = [1024 * 1024, 8 * 1024 * 1024, 64 * 1024 * 1024];
+/**
+ * Tail sizes tried in turn, in bytes, each 4× the one before (so at most about 4× the bytes needed
+ * are read); the first holds about 200 turns of 10 changed files at 1,000 tracked. When a read
+ * covers the whole log (past the first), all of it is searched the same way.
+ */
+export const TAIL_REBUILD_BYTES_STEPS: readonly number[] = [1024 * 1024, 4 * 1024 * 1024, 16 * 1024 * 1024, 64 * 1024 * 1024];
 
 /** Past this many bytes from the end without a start record, the whole log is streamed instead. */
 export const TAIL_REBUILD_MAX_BYTES = 64 * 1024 * 1024;
@@ -53,26 +58,42 @@ interface TailLine {
 export async function rebuildFromTail(log: SessionLog, options: TailRebuildOptions): Promise<RebuildResult | undefined> {
   if (log.readTail === undefined) return undefined;
   const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
-  for (const tailBytes of options.tailBytesSteps ?? TAIL_REBUILD_BYTES_STEPS) {
+  const steps = options.tailBytesSteps ?? TAIL_REBUILD_BYTES_STEPS;
+  for (const [step, tailBytes] of steps.entries()) {
     if (tailBytes > TAIL_REBUILD_MAX_BYTES) break;
     const ends = await log.readTail(options.headBytes ?? LOG_HEAD_BYTES, tailBytes);
-    if (ends.whole) return undefined;
-    const sessions = ends.head.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
-    if (sessions.length === 0) return undefined;
-    const lines = splitTail(Buffer.from(ends.tail.buffer, ends.tail.byteOffset, ends.tail.byteLength));
+    // A log that fits the first read is short: the whole-log rebuild reads it (and reports every line).
+    if (ends.whole && step === 0) return undefined;
+    const lines = splitTail(Buffer.from(ends.tail.buffer, ends.tail.byteOffset, ends.tail.byteLength), !ends.whole);
     const start = startLine(lines, maxSnapshots);
     if (start === 'unsupported') return undefined;
-    if (start === undefined) continue;
+    if (start === undefined) {
+      if (ends.whole) return undefined;
+      continue;
+    }
+    const sessions = ends.whole ? sessionRecords(lines.slice(0, start)) : ends.head.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
+    if (sessions.length === 0) return undefined;
     return replayFrom(lines, start, sessions, options, maxSnapshots);
   }
   return undefined;
 }
 
-/** The tail's lines, without the first (cut by the tail's bound) and without blank ones. */
-function splitTail(bytes: Buffer): TailLine[] {
+/** The `fh-session` records among `lines`. */
+function sessionRecords(lines: readonly TailLine[]): LogRecord[] {
+  const sessions: LogRecord[] = [];
+  for (const line of lines) {
+    if (!line.text.includes('"fh-session"')) continue;
+    const parsed = parseJsonlLine(line.text, line.terminated);
+    if (parsed !== undefined && 'record' in parsed && parsed.record.type === FH_SESSION_RECORD_TYPE) sessions.push(parsed.record);
+  }
+  return sessions;
+}
+
+/** The lines of `bytes` without blank ones, and without the first when `cut` (cut by the tail's bound). */
+function splitTail(bytes: Buffer, cut: boolean): TailLine[] {
   const lines: TailLine[] = [];
-  let start = bytes.indexOf(0x0a) + 1;
-  if (start === 0) return lines;
+  let start = cut ? bytes.indexOf(0x0a) + 1 : 0;
+  if (cut && start === 0) return lines;
   for (let end = bytes.indexOf(0x0a, start); end >= 0; end = bytes.indexOf(0x0a, start)) {
     if (end > start) lines.push({ text: bytes.toString('utf8', start, end), terminated: true });
     start = end + 1;
@@ -141,7 +162,7 @@ function replayFrom(lines: readonly TailLine[], start: number, sessions: readonl
       else seen.count += 1;
       continue;
     }
-    rebuilder.push(parsed.record);
+    rebuilder.push(parsed.record, true);
   }
   return { ...rebuilder.finish(), sessions: rebuilder.sessions, hasRecords: true, skippedLines };
 }
