@@ -445,3 +445,78 @@ describe('BUILT: a fork at a prompt sent after an interrupted tool call', () => 
     expectWellFormedConversation(fork);
   });
 });
+
+describe('BUILT: a session with an abandoned branch (a /rewind to u2, then another prompt)', () => {
+  // The file-history records of the abandoned branch (u2 and its reply, which created draft.txt)
+  // stay in the transcript. Claude Code's resume walks the chain and reads only the records of
+  // its messages; u3's snapshot was taken by a Claude Code that had rebuilt its state that way
+  // (a resumed session), so it holds notes.txt only. draft.txt on disk is the user's own file.
+  const SESSION = 'd1d1d1d1-0000-4000-8000-00000000000d';
+  let target: Box;
+  let project: string;
+
+  beforeAll(async () => {
+    target = await box();
+    project = join(await tempFolder('fh-branch-project-'), 'proj');
+    await mkdir(project, { recursive: true });
+    const at = (second: number) => new Date(Date.UTC(2026, 4, 2, 9, 0, second)).toISOString();
+    const message = (type: string, uuid: string, parentUuid: string | null, second: number, content: unknown) => ({
+      parentUuid, isSidechain: false, type, uuid, sessionId: SESSION, cwd: project, version: '2.1.84', timestamp: at(second),
+      message: type === 'user' ? { role: 'user', content } : { id: `msg_${uuid}`, role: 'assistant', content },
+    });
+    const snapshot = (key: string, messageId: string, second: number, files: Record<string, unknown>, update = false) => ({
+      type: 'file-history-snapshot', messageId: key, snapshot: { messageId, trackedFileBackups: files, timestamp: at(second) }, isSnapshotUpdate: update,
+    });
+    const write = (id: string, file: string) => [{ type: 'tool_use', id, name: 'Write', input: { file_path: join(project, file), content: 'x' } }];
+    const result = (id: string) => [{ type: 'tool_result', tool_use_id: id, content: 'File created successfully' }];
+    const notesV2 = { backupFileName: backupName(join(project, 'notes.txt'), 2), version: 2, backupTime: at(7) };
+    const records = [
+      snapshot('u1', 'u1', 1, {}),
+      message('user', 'u1', null, 1, 'Write the notes'),
+      message('assistant', 'a1', 'u1', 2, write('t-1', 'notes.txt')),
+      snapshot('a1', 'u1', 1, { 'notes.txt': { backupFileName: null, version: 1, backupTime: at(2) } }, true),
+      message('user', 'r1', 'a1', 3, result('t-1')),
+      message('assistant', 'a1b', 'r1', 4, [{ type: 'text', text: 'Notes written.' }]),
+      snapshot('u2', 'u2', 7, { 'notes.txt': notesV2 }),
+      message('user', 'u2', 'a1b', 7, 'Also write a draft'),
+      message('assistant', 'a2', 'u2', 8, write('t-2', 'draft.txt')),
+      snapshot('a2', 'u2', 7, { 'notes.txt': notesV2, 'draft.txt': { backupFileName: null, version: 1, backupTime: at(8) } }, true),
+      message('user', 'r2', 'a2', 9, result('t-2')),
+      message('assistant', 'a2b', 'r2', 10, [{ type: 'text', text: 'Draft written.' }]),
+      snapshot('u3', 'u3', 20, { 'notes.txt': notesV2 }),
+      message('user', 'u3', 'a1b', 20, 'Instead, add a summary to the notes'),
+      message('assistant', 'a3', 'u3', 21, [{ type: 'text', text: 'Summary added.' }]),
+    ];
+    const transcript = join(target.configDir, 'projects', slug(project), `${SESSION}.jsonl`);
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, records.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    const history = join(target.configDir, 'file-history', SESSION);
+    await mkdir(history, { recursive: true });
+    await writeFile(join(history, notesV2.backupFileName), 'notes\n');
+    await writeFile(join(project, 'notes.txt'), 'notes\nsummary\n');
+    await writeFile(join(project, 'draft.txt'), 'the user\'s own draft\n');
+  });
+
+  it('offers the prompts of the current chain only, and tracks only the files its snapshots name', async () => {
+    const { json } = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list']);
+    expect(json.checkpoints.map((checkpoint) => [checkpoint.messageId, checkpoint.prompt, checkpoint.filesChanged])).toEqual([
+      ['u1', 'Write the notes', ['notes.txt']],
+      ['u3', 'Instead, add a summary to the notes', ['notes.txt']],
+    ]);
+    const diff = await target.json(['--session', SESSION, 'diff', 'u1']);
+    expect(diff.json.filesChanged).toEqual(['notes.txt']);
+    expect(diff.json.files.map((file: any) => [file.path, file.status])).toEqual([['notes.txt', 'created']]);
+  });
+
+  it("a rewind to u3 restores notes.txt and skips nothing; to u1 deletes notes.txt; the abandoned branch's draft.txt is never touched", async () => {
+    const atU3 = await target.json(['--session', SESSION, 'rewind', 'u3', '--mode', 'code', '--yes']);
+    expect(atU3.result.exitCode).toBe(0);
+    expect(atU3.json.code).toEqual({ restored: ['notes.txt'], deleted: [], skipped: [], failed: [] });
+    expect(await readFile(join(project, 'notes.txt'), 'utf8')).toBe('notes\n');
+    const atU1 = await target.json(['--session', SESSION, 'rewind', 'u1', '--mode', 'code', '--yes']);
+    expect(atU1.result.exitCode).toBe(0);
+    expect(atU1.json.code).toEqual({ restored: [], deleted: ['notes.txt'], skipped: [], failed: [] });
+    await expect(stat(join(project, 'notes.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(join(project, 'draft.txt'), 'utf8')).toBe('the user\'s own draft\n');
+  });
+});

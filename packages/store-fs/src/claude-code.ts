@@ -26,6 +26,7 @@ import {
   promptForResubmit,
   isTranscriptMessage,
   baseFolderTracker,
+  chainFileHistoryRecords,
   restoreStateFromLog,
   restoreStateWithOutside,
   OUTSIDE_ROOT,
@@ -341,7 +342,9 @@ export class ClaudeCodeStore implements BackupStore {
 
   /**
    * Read a session's transcript and rebuild its file-history state against `projectRoot`
-   * (default: its first `cwd`). Backups missing from `file-history/{sessionId}/` are marked
+   * (default: its first `cwd`) from the file-history records of its current chain, in chain
+   * order, as Claude Code's resume does (`chainFileHistoryRecords`: records of an abandoned
+   * branch are left out, so files only it tracked are not tracked). Backups missing from `file-history/{sessionId}/` are marked
    * unavailable (entry `error`), so a rewind reports those files as failed and restores the rest.
    * Throws `NotFoundError` when the session has neither a transcript nor backups, and
    * `InvalidArgumentError` when no project root is given or recorded.
@@ -362,13 +365,20 @@ export class ClaudeCodeStore implements BackupStore {
     const onWarning = (message: string) => warnings.push(message);
     let rebuilt: FileHistoryState;
     let outside: { state: FileHistoryState; files: string[] } = { state: { snapshots: [], trackedFiles: new Set(), snapshotSequence: 0 }, files: [] };
+    // Claude Code's resume reads the file-history records of the current chain only, in chain
+    // order (`chainFileHistoryRecords`); the base folder of each is the one in effect where it
+    // stands in the file, so the tracker runs over every record in file order first.
+    const chainRecords = chainFileHistoryRecords(records);
     if (projectRoot.startsWith('/')) {
-      const baseFolder = baseFolderTracker({ recordedRoot: recordedRoot ?? projectRoot, projectRoot });
-      const split = restoreStateWithOutside(records, { projectRoot, ...(recordedRoot === undefined ? {} : { recordedRoot }), baseFolder, onWarning });
+      const tracker = baseFolderTracker({ recordedRoot: recordedRoot ?? projectRoot, projectRoot });
+      const folders = new Map<unknown, string>();
+      for (const record of records) folders.set(record, tracker(record));
+      const baseFolder = (record: unknown) => folders.get(record) ?? projectRoot;
+      const split = restoreStateWithOutside(chainRecords, { projectRoot, ...(recordedRoot === undefined ? {} : { recordedRoot }), baseFolder, onWarning });
       rebuilt = split.project;
       outside = { state: markMissingBackups(split.outside, backupNames, sessionId), files: split.outsideFiles };
     } else {
-      rebuilt = restoreStateFromLog(records, { projectRoot, onWarning });
+      rebuilt = restoreStateFromLog(chainRecords, { projectRoot, onWarning });
     }
     const state = markMissingBackups(rebuilt, backupNames, sessionId);
     const prompts = new Map<string, string>();

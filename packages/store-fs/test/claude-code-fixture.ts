@@ -5,9 +5,9 @@
  * Session `SESSION` in `project/`, three turns:
  *   u1 "Make the app print hello": initial empty snapshot; mid-turn update (top-level messageId of
  *      the assistant message) backs up src/app.ts under its ABSOLUTE path (older Claude Code);
- *      a delta adds scripts/run.sh (mode 0755).
+ *      a delta keyed by the next assistant message adds scripts/run.sh (mode 0755).
  *   u2 "Add a notes file" (text-block content): snapshot with relative keys, app.ts v2; an update
- *      adds notes.txt with a null backup (Claude created it) and an absolute key outside the
+ *      keyed by its assistant message adds notes.txt with a null backup (Claude created it) and an absolute key outside the
  *      project (dropped with a warning).
  *   u3 "Tidy up": app.ts v3, notes.txt v2 whose backup file was pruned (missing).
  * Unrelated records: summary, assistant messages, a tool-result user record, worktree-state,
@@ -114,6 +114,7 @@ export async function writeClaudeCodeFixture(base: string): Promise<ClaudeCodeFi
       isSnapshotUpdate: true,
     },
     message('user', 't1', 'a1', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }], 3),
+    message('assistant', 'a2', 't1', [{ type: 'text', text: 'Making run.sh executable.' }], 4),
     {
       type: 'file-history-delta',
       messageId: 'a2',
@@ -122,13 +123,14 @@ export async function writeClaudeCodeFixture(base: string): Promise<ClaudeCodeFi
       backup: { ...backupOf('scripts/run.sh', 1, 4), realParentDir: join(projectRoot, 'scripts') },
       timestamp: time(4),
     },
-    message('user', 'u2', 't1', [{ type: 'text', text: 'Add a notes file' }], 10),
+    message('user', 'u2', 'a2', [{ type: 'text', text: 'Add a notes file' }], 10),
     {
       type: 'file-history-snapshot',
       messageId: 'u2',
       snapshot: { messageId: 'u2', trackedFileBackups: { 'src/app.ts': backupOf('src/app.ts', 2, 10), 'scripts/run.sh': backupOf('scripts/run.sh', 1, 4) }, timestamp: time(10) },
       isSnapshotUpdate: false,
     },
+    message('assistant', 'a3', 'u2', [{ type: 'text', text: 'Writing the notes.' }], 11),
     {
       type: 'file-history-snapshot',
       messageId: 'a3',
@@ -146,7 +148,7 @@ export async function writeClaudeCodeFixture(base: string): Promise<ClaudeCodeFi
     },
     { type: 'worktree-state', worktreeSession: { worktreePath: join(base, 'wt'), originalCwd: projectRoot }, sessionId: SESSION },
     '{"type":"assistant","uuid":"broken',
-    message('user', 'u3', 'u2', 'Tidy up', 20),
+    message('user', 'u3', 'a3', 'Tidy up', 20),
     {
       type: 'file-history-snapshot',
       messageId: 'u3',

@@ -134,10 +134,10 @@ describe('ClaudeCodeStore', () => {
       { messageId: 'u3', timestamp: at(20), prompt: 'Tidy up', files: ['notes.txt', 'scripts/run.sh', 'src/app.ts'], unavailable: ['notes.txt'] },
     ]);
     expect(session.skipped).toEqual([
-      { line: 12, reason: 'invalid JSON' },
-      { line: 16, reason: 'torn last line' },
+      { line: 14, reason: 'invalid JSON' },
+      { line: 18, reason: 'torn last line' },
     ]);
-    expect(session.records).toHaveLength(14);
+    expect(session.records).toHaveLength(16);
     expect(session.warnings).toEqual([]);
     expect(session.outside.files).toEqual(['/etc/hosts']);
     expect(Object.keys(session.outside.state.snapshots[1]?.trackedFileBackups ?? {})).toEqual(['etc/hosts']);
@@ -225,7 +225,7 @@ describe('ClaudeCodeStore', () => {
     expect(await store.findTranscript(NEW_SESSION)).toBe(transcript);
     const written = (await readFile(transcript, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
     expect(written.map((record) => record.type)).toEqual([
-      'summary', 'user', 'assistant', 'user', 'user', 'worktree-state', 'user', 'assistant',
+      'summary', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'worktree-state', 'user', 'assistant',
       'file-history-snapshot', 'file-history-snapshot', 'file-history-snapshot',
     ]);
 

@@ -71,7 +71,7 @@ describe('RewindSession on a Claude Code session', () => {
     const result = await rewind.restore({ messageId: 'u2', mode: 'both' });
     expect(result.code).toEqual({ messageId: 'u2', restored: ['scripts/run.sh', 'src/app.ts'], deleted: ['notes.txt'], skipped: [], failed: [] });
     expect(await readFile(join(fixture.projectRoot, 'src/app.ts'), 'utf8')).toBe(CONTENT.appV2);
-    expect(rewind.messages.filter((message) => typeof message['uuid'] === 'string').map((message) => message['uuid'])).toEqual(['u1', 'a1', 't1']);
+    expect(rewind.messages.filter((message) => typeof message['uuid'] === 'string').map((message) => message['uuid'])).toEqual(['u1', 'a1', 't1', 'a2']);
     expect(result.conversation?.prompt.text).toBe('Add a notes file');
 
     const undo = await rewind.undoRewind();

@@ -100,6 +100,20 @@ function addParallelSiblings(records: readonly ConversationRecord[], kept: Set<C
 }
 
 /**
+ * The messages of the current branch (see `currentBranch`) plus the parallel parts of its replies,
+ * their tool results and progress records — the records Claude Code's resume recovers after its
+ * walk of one parent per message — in file order (an append-only transcript writes every message
+ * after its parent, so this is also the chain's order). Side chains and abandoned branches are
+ * left out. Pure.
+ */
+export function branchWithParallelParts(records: readonly ConversationRecord[]): Array<ConversationRecord & TranscriptMessage> {
+  const branch = currentBranch(records);
+  const kept = new Set<ConversationRecord>(branch);
+  addParallelSiblings(records, kept, new Set(branch.map((message) => message.uuid)));
+  return records.filter((record): record is ConversationRecord & TranscriptMessage => kept.has(record));
+}
+
+/**
  * The kept messages a resumed fork must not hold because the API rejects a `tool_use` without its
  * `tool_result` (an interrupted tool call at the end of the kept part): `dropped` maps the uuid of
  * each assistant record whose content is only unanswered `tool_use` blocks, and of each progress
