@@ -65,7 +65,7 @@ describe('forkSession from a Claude Code session', () => {
 
     const fork = await forkSession({ store, sessionId: SESSION, projectRoot: fixture.projectRoot, messageId: 'u3', newSessionId: FORK, now: NOW });
     expect(fork.sessionId).toBe(FORK);
-    expect(fork.plan.keptMessageIds).toEqual(['u1', 'a1', 't1', 'u2']);
+    expect(fork.plan.keptMessageIds).toEqual(['u1', 'a1', 't1', 'a2', 'u2', 'a3']);
     expect(fork.plan.rewind?.prompt.text).toBe('Tidy up');
     expect(fork.resume.missing).toEqual([]);
     expect([...fork.resume.linked].sort()).toEqual(
@@ -89,14 +89,16 @@ describe('forkSession from a Claude Code session', () => {
       ['user', 'u1', null, FORK],
       ['assistant', 'a1', 'u1', FORK],
       ['user', 't1', 'a1', FORK],
-      ['user', 'u2', 't1', FORK],
+      ['assistant', 'a2', 't1', FORK],
+      ['user', 'u2', 'a2', FORK],
+      ['assistant', 'a3', 'u2', FORK],
       ['file-history-snapshot', 'u1', null, null],
       ['file-history-snapshot', 'u2', null, null],
       ['worktree-state', null, null, FORK],
     ]);
     const original = (await store.sessionLog(SESSION).read()).records;
     const originalU2 = original.find((record) => record['uuid'] === 'u2') as TranscriptMessage;
-    expect(lines[3]).toEqual({ ...originalU2, sessionId: FORK });
+    expect(lines[4]).toEqual({ ...originalU2, sessionId: FORK });
 
     const reopened = await new ClaudeCodeStore({ configDir: fixture.configDir }).readSession(FORK, { projectRoot: fixture.projectRoot });
     expect(reopened.snapshots.map((snapshot) => [snapshot.messageId, snapshot.prompt, snapshot.files, snapshot.unavailable])).toEqual([
@@ -115,7 +117,7 @@ describe('forkSession from a Claude Code session', () => {
     const store = new ClaudeCodeStore({ configDir: fixture.configDir, projectRoot: fixture.projectRoot });
     const before = await hashes(fixture.configDir);
     const fork = await forkSession({ store, sessionId: SESSION, projectRoot: fixture.projectRoot, messageId: CURRENT_PROMPT_ID, newSessionId: FORK });
-    expect(fork.plan.keptMessageIds).toEqual(['u1', 'a1', 't1', 'u2', 'u3', 'a4']);
+    expect(fork.plan.keptMessageIds).toEqual(['u1', 'a1', 't1', 'a2', 'u2', 'a3', 'u3', 'a4']);
     expect(fork.plan.rewind).toBeNull();
     expect(fork.resume.missing.map((missing) => missing.backupFileName)).toEqual([fixture.backupName('notes.txt', 2)]);
     await expect(forkSession({ store, sessionId: SESSION, projectRoot: fixture.projectRoot, messageId: 'u2', newSessionId: SESSION })).rejects.toThrow(ConflictError);
