@@ -84,7 +84,10 @@ describe('chainFileHistoryRecords (Claude Code resume reads the current chain on
     expect([...restoreStateFromLog(chainFileHistoryRecords(chain), { projectRoot: '/p' }).trackedFiles].sort()).toEqual(['a.txt', 'b.txt']);
   });
 
-  it('returns the file-history records in file order when the transcript holds no conversation message', () => {
+  it('returns the file-history records in file order when the transcript holds no conversation message, or fh wrote it (fh-snapshot records)', () => {
     expect(chainFileHistoryRecords([u1, a1Update, { type: 'summary', summary: 's' }, u2])).toEqual([u1, a1Update, u2]);
+    const fhSession = { type: 'fh-session', sessionId: 's' };
+    const compact = { type: 'fh-snapshot', version: 2, kind: 'full', sequence: 1, messageId: 'u2', entries: {} };
+    expect(chainFileHistoryRecords([fhSession, ...records, compact])).toEqual([fhSession, u1, a1Update, u2, a2Update, a2Delta, ghost, u3, compact]);
   });
 });

@@ -13,6 +13,9 @@ import { isTranscriptMessage, type ConversationRecord } from '../conversation/me
 
 type JsonObject = Record<string, unknown>;
 
+/** fh's own records the state rebuild reads (compact snapshots, the session record). */
+const FH_STATE_TYPES: ReadonlySet<string> = new Set(['fh-snapshot', 'fh-session']);
+
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -48,14 +51,19 @@ export function fileHistoryRecordKey(record: unknown): string | undefined {
  *   Records keyed by messages off the chain (an abandoned branch, a snapshot of a message the
  *   transcript does not hold) are left out.
  *
- * A transcript with no conversation messages at all (a session fh wrote from backups alone) has
- * no chain to walk: its file-history records are returned as they are, in file order. Records of
- * other types are never returned. Pure; costs one pass over `records` plus the branch walk.
+ * A transcript with no conversation messages at all (a session fh wrote from backups alone), or
+ * one holding fh's own compact snapshot records (`fh-snapshot`: a log fh wrote, which never
+ * branches), is not walked: its file-history records — with the `fh-snapshot` and `fh-session`
+ * ones — are returned as they are, in file order. Records of other types are never returned.
+ * Pure; costs one pass over `records` plus the branch walk.
  */
 export function chainFileHistoryRecords<R>(records: readonly R[]): R[] {
   const conversation = records as unknown as readonly ConversationRecord[];
   const fileHistory = records.filter((record) => fileHistoryRecordKey(record) !== undefined);
-  if (!conversation.some((record) => isObject(record) && isTranscriptMessage(record))) return fileHistory;
+  const fhWritten = conversation.some((record) => isObject(record) && record.type === 'fh-snapshot');
+  if (fhWritten || !conversation.some((record) => isObject(record) && isTranscriptMessage(record))) {
+    return records.filter((record) => fileHistoryRecordKey(record) !== undefined || (isObject(record) && FH_STATE_TYPES.has(record.type as string)));
+  }
   const snapshotByKey = new Map<string, R>();
   const deltasByKey = new Map<string, R[]>();
   for (const record of fileHistory) {
