@@ -10,7 +10,7 @@ import { shellQuote } from './format.js';
  * `fh [--claude [dir]] [--store <uri>] [--session <id>] [--project <folder>] [--other-project] <words…>`;
  * `session` names another session than the one given (a new fork or resumed session).
  */
-export function fhCommand(context: CommandContext, words: readonly string[], overrides: { session?: string } = {}): string {
+export function fhCommand(context: Pick<CommandContext, 'options'>, words: readonly string[], overrides: { session?: string } = {}): string {
   const options = { ...context.options, ...overrides };
   const global: string[] = [];
   if (options.claude !== undefined && options.claude !== false) {

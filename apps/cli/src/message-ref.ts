@@ -16,5 +16,5 @@ import type { OpenedSession } from './open-session.js';
  */
 export function resolveMessageId(context: CommandContext, session: OpenedSession, reference: string, rewinder?: RewindSession): string {
   const resolver = rewinder ?? new RewindSession({ history: session.history, messages: currentBranchRecords(session.records), undo: false, unrecordedCheckpoints: !session.claude });
-  return resolver.resolveReference(reference, { listCommand: fhCommand(context, ['list']) });
+  return resolver.resolveReference(reference, { listCommand: fhCommand(context, ['list'], { session: session.sessionId }) });
 }

@@ -111,6 +111,12 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .action(action(async () => (await import('./commands/snapshot.js')).run));
 
   program
+    .command('checkpoint')
+    .description('record the current state of the tracked files now, as a checkpoint fh list shows and fh rewind goes back to')
+    .option('--label <text>', 'a name for it, shown by fh list')
+    .action(action(async () => (await import('./commands/checkpoint.js')).run));
+
+  program
     .command('sessions')
     .description('list sessions: project, last change, checkpoints, bytes on disk')
     .action(action(async () => (await import('./commands/sessions.js')).run));
@@ -136,6 +142,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--name-only', 'print only the paths that would change')
     .option('--paths <paths...>', 'only these tracked files (with --agent: conflicting files to include)')
     .option('--agent <agentId>', "only the files this agent changed after the checkpoint ('main', a sub-agent id or a unique prefix)")
+    .option('--undo <point>', 'show what fh undo <point> would change instead (a timeline point id or prefix, from fh undo --list)')
     .action(action(async () => (await import('./commands/diff.js')).run));
 
   program

@@ -14,17 +14,26 @@ const MAX_HINT_PATHS = 20;
 
 /**
  * The hint line: the `fh rewind <id> … --paths <other files>` command (paths relative to the
- * current folder, shell-quoted), or what to do when no other file would change. `words` go
- * between the message id and `--paths` (`--mode code`, `--yes`); `refused` adds tracking paths the
- * rewind refused that the preview cannot know of (a backup whose bytes failed their content hash).
+ * current folder, shell-quoted, with `--session`), or what to do when no other file would change.
+ * `words` go between the message id and `--paths` (`--mode code`, `--yes`); `refused` adds tracking
+ * paths the rewind refused that the preview cannot know of (a backup whose bytes failed their
+ * content hash).
  */
-export function otherFilesHint(context: CommandContext, projectRoot: string, messageId: string, stats: DiffStats, words: readonly string[] = [], refused: readonly string[] = []): string {
+export function otherFilesHint(
+  context: CommandContext,
+  { projectRoot, sessionId }: { projectRoot: string; sessionId: string },
+  messageId: string,
+  stats: DiffStats,
+  words: readonly string[] = [],
+  refused: readonly string[] = [],
+): string {
+  const session = { session: sessionId };
   const refusing = new Set([...refusingPaths(stats), ...refused]);
   const others = stats.filesChanged.filter((path) => !refusing.has(path));
   if (others.length === 0) return 'No other file would change: every change this rewind makes needs a missing or damaged backup.';
   if (others.length > MAX_HINT_PATHS) {
-    return `To rewind the other ${others.length} files, name them with --paths (${fhCommand(context, ['diff', messageId])} lists them).`;
+    return `To rewind the other ${others.length} files, name them with --paths (${fhCommand(context, ['diff', messageId], session)} lists them).`;
   }
   const paths = others.map((path) => relative(context.cwd, join(projectRoot, path)) || '.');
-  return `To rewind the other files, name them: ${fhCommand(context, ['rewind', messageId, ...words, '--paths', ...paths])}`;
+  return `To rewind the other files, name them: ${fhCommand(context, ['rewind', messageId, ...words, '--paths', ...paths], session)}`;
 }

@@ -37,6 +37,7 @@ import { beginCommand, type BeginCommandOptions, type CommandWindow } from './co
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 import { agentFromIds, MAIN_AGENT, type AgentIdentity } from './attribution/agents.js';
+import { readTimeline, recoverPending, type RecoveryResult } from './session/undo.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
@@ -617,12 +618,42 @@ export class FileHistory implements FileHistoryReader {
    * Put every tracked file (or `options.paths`) back as it was at the snapshot of `messageId`.
    * See `fileHistoryRewind` for the result and the errors (`NotFoundError`, `BackupMissingError`).
    * An empty result when tracking is off.
+   *
+   * The bare operation: it saves no timeline point, so it cannot be undone (`RewindSession.restore`
+   * is the safe path). It does first roll back an operation an interrupted `RewindSession` left
+   * pending in this session's log (unless `options.recoverFirst` is false), so it never writes
+   * over a half-done rewind or undo; those are listed in the result's `recovered`. Throws
+   * `ConflictError` (nothing changed) when one is pending and this history does not hold the lock.
    */
-  async rewind(messageId: string, options: RewindOptions = {}): Promise<RewindResult> {
+  async rewind(messageId: string, options: RewindOptions = {}): Promise<RewindResult & { recovered?: RecoveryResult[] }> {
     this.assertOpen();
     this.assertWhole('rewind');
     if (!this.enabled) return { messageId, restored: [], deleted: [], skipped: [], failed: [] };
-    return this.runSerially(() => fileHistoryRewind(this.updateState, messageId, this.context, { ...options, sessionLocked: options.sessionLocked ?? this.holdsLock }));
+    return this.runSerially(async () => {
+      const recovered = options.recoverFirst === false ? [] : await this.recoverInterrupted();
+      const result = await fileHistoryRewind(this.updateState, messageId, this.context, { ...options, sessionLocked: options.sessionLocked ?? this.holdsLock });
+      return recovered.length === 0 ? result : { ...result, recovered };
+    });
+  }
+
+  /**
+   * Roll back the operations an interrupted rewind, undo or redo left pending in this session's
+   * log (issue 10's journal, `recoverPending`), before a bare rewind writes the project. Reads the
+   * log once; nothing to do when it has no pending point (or the history has no log). Throws
+   * `ConflictError`, writing nothing, when there is one and this history does not hold the
+   * session's lock (a recovery must not race another process).
+   */
+  private async recoverInterrupted(): Promise<RecoveryResult[]> {
+    if (this.log === undefined) return [];
+    const undo = { store: this.store, sessionId: this.sessionId, log: this.log };
+    const { pending } = await readTimeline(undo, this.options?.onWarning === undefined ? {} : { onWarning: this.options.onWarning });
+    if (pending.length === 0) return [];
+    if (!this.holdsLock) {
+      throw new ConflictError(
+        `session ${JSON.stringify(this.sessionId)} has an interrupted ${pending[0]?.operation} (timeline point ${pending[0]?.undoId}) to roll back first, and this history does not hold the session's lock: open it with lock (the default) and rewind again; nothing was changed`,
+      );
+    }
+    return recoverPending(this, undo, { sessionLocked: true, deleteOrphans: true });
   }
 
   /**

@@ -20,6 +20,8 @@
  * agent changed after the checkpoint; a file other agents changed too is a conflict, listed in
  * `skipped` with who changed it and left out unless `--paths` names it. JSON adds `"agent": { "by",
  * "agentId", "agentType", "paths", "conflicts": [{ "path", "changedBy": [agent…] }] }`.
+ *
+ * `fh diff --undo <point>` previews `fh undo <point>` instead (see `diff-undo.ts`).
  */
 import { resolve } from 'node:path';
 import { conflictSkip, rewindRefusals, selectAgentChanges, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
@@ -45,6 +47,8 @@ export interface DiffOptions {
   nameOnly?: boolean;
   paths?: string[];
   agent?: string;
+  /** `--undo <point>`: preview `fh undo <point>` instead (see `diff-undo.ts`). */
+  undo?: string;
 }
 
 /** Run `fh diff`. */
@@ -52,6 +56,10 @@ export async function run(context: CommandContext, messageArgument: string | und
   assertCheckpointingEnabled(context);
   const formats = [options.patch, options.stat, options.nameOnly].filter((flag) => flag === true).length;
   if (formats > 1) throw new UsageError('--patch, --stat and --name-only each choose the output: give one of them; nothing was read');
+  if (options.undo !== undefined) {
+    const { runUndoDiff } = await import('./diff-undo.js');
+    return runUndoDiff(context, options.undo, [...(messageArgument === undefined ? [] : [messageArgument]), ...operands], options);
+  }
   const split = splitIdAndPaths(messageArgument, operands, options.paths);
   if (split.messageId === undefined) throw new UsageError('fh diff needs a checkpoint: a message id, a unique prefix of it, or a turn number (fh list shows them)');
   const session = await openSession(context, { lock: false });
@@ -92,7 +100,7 @@ export async function run(context: CommandContext, messageArgument: string | und
     const summary = [
       ...(selection === undefined ? [] : selectionLines(selection, colors)),
       ...renderDiffStats(stats, colors, `Rewinding to ${displayId(messageId)}`, {
-        refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats),
+        refusalHint: otherFilesHint(context, session, messageId, stats),
       }),
       ...(outside === null ? [] : renderDiffStats(outside, colors, 'Outside the project, rewinding with --include-outside')),
     ];
@@ -127,8 +135,8 @@ const STAT_PATH_WIDTH = 50;
 /** Most `+`/`-` marks on a `--stat` line. */
 const STAT_BAR_WIDTH = 40;
 
-/** git's diffstat: ` path | 12 ++++----`, `Bin`, then ` N files changed, X insertions(+), Y deletions(-)`. */
-function renderStat(stats: DiffStats, colors: Colors): string[] {
+/** git's diffstat: ` path | 12 ++++----`, `Bin`, then ` N files changed, X insertions(+), Y deletions(-)`. Also used by `fh diff --undo`. */
+export function renderStat(stats: DiffStats, colors: Colors): string[] {
   if (stats.files.length === 0) return [];
   const name = (file: FileDiffStat): string => {
     const path = displayPath(file.path);
@@ -174,7 +182,8 @@ async function gitPatch(session: OpenedSession, messageId: string, stats: DiffSt
   return parts.join('');
 }
 
-function colorPatch(patch: string, colors: Colors): string {
+/** A patch coloured for a terminal (headers bold, hunks cyan, +/- green/red). */
+export function colorPatch(patch: string, colors: Colors): string {
   return patch
     .replace(/\n$/, '')
     .split('\n')

@@ -151,7 +151,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     cwd,
     home: environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir(),
   });
-  const [{ toTrackingPath, userMessageRecord, checkpointRecord, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest, agentFromIds, entryChangedBy }, { openFhHistory }, store] =
+  const [{ toTrackingPath, userMessageRecord, takeCheckpoint, parseFhSessionRecord, latestSnapshotFromLog, latestSnapshotFromTail, readLogEnds, realPathOrNearest, agentFromIds, entryChangedBy }, { openFhHistory }, store] =
     await Promise.all([
     import('@fh/core'),
     import('../fh-history.js'),
@@ -229,9 +229,7 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
     reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId), 0));
     if (eventName === 'Stop') {
       // The snapshot first, then its mark: a mark never names a snapshot that is not durable.
-      const checkpointId = randomUUID();
-      const snapshot = await history.makeSnapshot(checkpointId);
-      if (snapshot !== undefined) await log.append([checkpointRecord(sessionId, { messageId: checkpointId, kind: 'end-of-turn', timestamp: snapshot.timestamp })]);
+      await takeCheckpoint(history, { kind: 'end-of-turn', log });
       return;
     }
     const messageId = randomUUID();

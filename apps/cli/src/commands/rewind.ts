@@ -180,7 +180,7 @@ export async function run(context: CommandContext, messageArgument: string | und
             ...(preview === null
               ? []
               : renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
-                  refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
+                  refusalHint: otherFilesHint(context, session, messageId, preview, hintWords),
                 })),
             ...outsideLines,
             ...(conversation === null ? [] : [`Rewinding the conversation would drop ${plural(conversation.removedMessageIds.length, 'message')}, from the prompt: ${escapeControl(conversation.prompt.text, { keepLines: true })}`]),
@@ -198,7 +198,7 @@ export async function run(context: CommandContext, messageArgument: string | und
           : [
               ...(preview.agent === undefined ? [] : selectionLines(preview.agent, context.output.colors)),
               ...renderDiffStats(preview, context.output.colors, `Rewinding the code to ${shownId}`, {
-                refusalHint: otherFilesHint(context, session.projectRoot, messageId, preview, hintWords),
+                refusalHint: otherFilesHint(context, session, messageId, preview, hintWords),
               }),
             ];
       for (const line of [...summary, ...outsideLines]) context.output.line(line);
@@ -239,7 +239,7 @@ export async function run(context: CommandContext, messageArgument: string | und
         if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
         const stats = await rewinder.preview(messageId, filter);
         const refused = (error as BackupMissingError).missing.map((entry) => entry.path);
-        throw new HintedError(error, otherFilesHint(context, session.projectRoot, messageId, stats, hintWords, refused));
+        throw new HintedError(error, otherFilesHint(context, session, messageId, stats, hintWords, refused));
       })
       .finally(() => process.removeListener('SIGINT', onInterrupt));
     const code = result.code === undefined
@@ -435,7 +435,7 @@ async function assertProjectFolderExists(context: CommandContext, session: Opene
   if (stats?.isDirectory() === true) return;
   throw new NotFoundError(
     `the project folder ${displayPath(session.projectRoot)} of session ${displayId(session.sessionId)} does not exist here; nothing was changed. ` +
-      `Pass --project <folder> to rewind into another folder (${fhCommand(context, ['rewind', '--project', '<folder>', '--other-project'])})`,
+      `Pass --project <folder> to rewind into another folder (${fhCommand({ ...context, options: { ...context.options, project: '<folder>', otherProject: true } }, ['rewind', '<checkpoint>'], { session: session.sessionId })})`,
   );
 }
 

@@ -59,7 +59,7 @@ export async function run(context: CommandContext, reference: string): Promise<v
           '',
           ...(stats === null
             ? ['No checkpoint: only the conversation can be rewound here.']
-            : renderDiffStats(stats, colors, 'Rewinding here', { refusalHint: otherFilesHint(context, session.projectRoot, messageId, stats) })),
+            : renderDiffStats(stats, colors, 'Rewinding here', { refusalHint: otherFilesHint(context, session, messageId, stats) })),
           ...(changes.length === 0 ? [] : ['', 'Changed in this turn by:', ...turnAgentLines(changes, '  ')]),
           ...(reply === null
             ? []

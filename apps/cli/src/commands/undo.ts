@@ -14,9 +14,12 @@
  * skipped (each is named; the point stays pending and the next command rolls it back).
  * JSON (`--list`): `{ "sessionId", "projectRoot", "cursor", "points": [{ "pointId", "createdAt",
  * "operation", "messageId", "target", "status", "step", "current", "files", "insertions",
- * "deletions" }] }`. JSON (`--prune`): `{ "sessionId", "removed": [ids] }`.
+ * "deletions", "uncounted" }] }`: files and +/- as recorded with each point when it was saved
+ * (the listing reads the log's records only, never a backup); `insertions`, `deletions` and
+ * `uncounted` are null for points saved before fh recorded them (shown as `?`; `fh diff --undo
+ * <point>` counts what undoing to it would change now). JSON (`--prune`): `{ "sessionId", "removed": [ids] }`.
  */
-import { readTimeline, type TimelinePoint, type UndoResult } from '@fh/core';
+import { readTimeline, timelineRows, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
 import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
@@ -112,16 +115,6 @@ function report(context: CommandContext, session: OpenedSession, result: UndoRes
   }
 }
 
-/** One row of `fh undo --list`. */
-interface PointRow {
-  point: TimelinePoint;
-  step: boolean;
-  current: boolean;
-  files: number;
-  insertions: number;
-  deletions: number;
-}
-
 function describeOperation(point: TimelinePoint): string {
   if (point.operation === 'rewind') return `rewind to ${point.messageId === null ? '?' : displayId(point.messageId)}`;
   if (point.operation === 'recover') return `roll back ${displayId(point.target ?? '?')}`;
@@ -132,22 +125,20 @@ function describeOperation(point: TimelinePoint): string {
 async function listPoints(context: CommandContext): Promise<void> {
   const session = await openSession(context, { lock: false, preferTimeline: true });
   try {
-    const { pointLineChanges } = await import('@fh/core');
     const undo = await undoStoreFor(context, session);
     const timeline = await readTimeline(undo, { onWarning: (message) => context.output.warn(message) });
-    const current = timeline.steps[timeline.cursor - 1];
-    const steps = new Set(timeline.steps);
-    const rows: PointRow[] = [];
-    for (const point of timeline.points) {
-      const changes = await pointLineChanges(undo, point, { store: session.store, sessionId: session.sessionId });
-      rows.push({ point, step: steps.has(point.undoId), current: point.undoId === current, files: changes.files, insertions: changes.insertions, deletions: changes.deletions });
-    }
+    const rows = timelineRows(timeline);
     const colors = context.output.colors;
+    const lines = (row: TimelineRow): string => {
+      if (row.insertions === null || row.deletions === null) return colors.dim('?');
+      const counts = formatLineCounts(row.insertions, row.deletions, colors);
+      return row.uncounted === null || row.uncounted === 0 ? counts : `${counts} ${colors.dim(`(${row.uncounted} not counted)`)}`;
+    };
     context.output.result(
       {
         sessionId: session.sessionId,
         projectRoot: session.projectRoot,
-        cursor: current ?? null,
+        cursor: timeline.steps[timeline.cursor - 1] ?? null,
         points: rows.map((row) => ({
           pointId: row.point.undoId,
           createdAt: row.point.createdAt.toISOString(),
@@ -160,6 +151,7 @@ async function listPoints(context: CommandContext): Promise<void> {
           files: row.files,
           insertions: row.insertions,
           deletions: row.deletions,
+          uncounted: row.uncounted,
         })),
       },
       () =>
@@ -167,7 +159,7 @@ async function listPoints(context: CommandContext): Promise<void> {
           ? [`session ${displayId(session.sessionId)} has no rewind, undo or redo yet`]
           : [
               `Timeline of session ${displayId(session.sessionId)} (${displayPath(session.projectRoot)}), oldest first; * marks where fh undo starts`,
-              ...renderTable<PointRow>(
+              ...renderTable<TimelineRow>(
                 rows,
                 [
                   { header: '', value: (row) => (row.current ? '*' : '') },
@@ -175,11 +167,13 @@ async function listPoints(context: CommandContext): Promise<void> {
                   { header: 'time', value: (row) => formatTime(row.point.createdAt) },
                   { header: 'what', value: (row) => describeOperation(row.point) + (row.point.status === 'done' ? '' : colors.yellow(` (${row.point.status})`)) },
                   { header: 'files', value: (row) => String(row.files), right: true },
-                  { header: '+/-', value: (row) => formatLineCounts(row.insertions, row.deletions, colors), right: true },
+                  { header: '+/-', value: lines, right: true },
                 ],
                 colors,
               ),
+              ...(rows.some((row) => row.insertions === null) ? [colors.dim('? : a point saved before fh counted lines; fh diff --undo <point> counts them')] : []),
               colors.dim(`Back to just before any point: ${fhCommand(context, ['undo', '<point>'], { session: session.sessionId })}`),
+              colors.dim(`What that would change: ${fhCommand(context, ['diff', '--undo', '<point>'], { session: session.sessionId })}`),
             ],
     );
   } finally {

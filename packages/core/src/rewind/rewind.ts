@@ -76,6 +76,12 @@ export interface RewindOptions {
    * snapshot, then `writing` (files and bytes restored or deleted). Must not throw.
    */
   onProgress?: ProgressCallback;
+  /**
+   * `FileHistory.rewind` only: first roll back an interrupted rewind, undo or redo recorded in the
+   * session's log (a pending timeline point, see `recoverPending`). Default true; `RewindSession`
+   * passes false, having recovered on its own undo store already.
+   */
+  recoverFirst?: boolean;
 }
 
 /**

@@ -8,3 +8,6 @@ export * from './fork-session.js';
 export * from './rewind-session.js';
 export * from './message-reference.js';
 export * from './checkpoint-records.js';
+export * from './checkpoint.js';
+export * from './point-summary.js';
+export * from './undo-preview.js';

@@ -11,6 +11,7 @@
  *   await session.undo();                                           // put the files back
  *   await session.redo();                                           // and forward again
  *   await session.timeline();                                       // every point, the cursor
+ *   await session.checkpoint({ label: 'before the refactor' });     // a checkpoint now
  *
  * This is the safe path: every code restore, undo and redo is journaled as a timeline point
  * before it writes, and any operation interrupted before (killed, disk full, store failure) is
@@ -48,6 +49,8 @@ import type { ProgressCallback } from '../progress.js';
 import type { Timeline } from './timeline.js';
 import type { TimelinePoint } from './timeline-records.js';
 import type { UndoEntry, UndoPoint } from './undo-records.js';
+import { takeCheckpoint, type TakeCheckpointOptions, type TakenCheckpoint } from './checkpoint.js';
+import type { FileHistorySnapshot } from '../types.js';
 
 /** The file history a {@link RewindSession} drives: a `FileHistory` (not a subagent handle). */
 export interface RewindableHistory extends FileHistoryReader {
@@ -57,6 +60,8 @@ export interface RewindableHistory extends FileHistoryReader {
    * `lock`). Undo backups left orphaned by a killed save are cleared only then.
    */
   readonly holdsLock?: boolean;
+  /** Snapshot the tracked files under a new message id (`FileHistory.makeSnapshot`); needed by {@link RewindSession.checkpoint}. */
+  makeSnapshot?(messageId: string): Promise<FileHistorySnapshot | undefined>;
 }
 
 /** Options of {@link RewindSession}. */
@@ -488,6 +493,27 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     };
   }
 
+  /**
+   * Take a checkpoint now (`manual` unless `options.kind` says otherwise): a snapshot of the
+   * tracked files under a new message id, then its `fh-checkpoint` mark with `options.label` (see
+   * `takeCheckpoint`). It is listed with the turns' checkpoints and can be rewound to like them.
+   * Resolves with the checkpoint, or undefined when tracking is off. Throws `UnsupportedError`
+   * when the history cannot make snapshots, `InvalidArgumentError` for a bad label (nothing is
+   * recorded).
+   */
+  async checkpoint(options: Omit<TakeCheckpointOptions, 'messageId'> = {}): Promise<TakenCheckpoint | undefined> {
+    const history = this.history;
+    const makeSnapshot = history.makeSnapshot;
+    if (makeSnapshot === undefined) throw new UnsupportedError('this RewindSession\'s history cannot make snapshots (give it a FileHistory)');
+    const generateId = this.generateId;
+    return this.serially(() =>
+      takeCheckpoint(
+        { sessionId: history.sessionId, store: history.store, makeSnapshot: (messageId) => makeSnapshot.call(history, messageId) },
+        { ...options, ...(generateId === undefined ? {} : { messageId: generateId() }) },
+      ),
+    );
+  }
+
   /** {@link undo} under its older name. */
   async undoRewind(pointId?: string): Promise<UndoResult> {
     return this.undo(pointId);
@@ -540,8 +566,14 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
       ...(undo === undefined
         ? {}
         : {
+            recoverFirst: false,
             beforeWrite: async (paths: readonly string[], plan: readonly RewindWrite[]) => {
-              result.undoPoint = await capturePoint(outside, undo, { paths, operation: 'rewind', messageId, plan: plannedEntries(plan) }, { ...this.undoOptions(), deleteOrphans: false });
+              result.undoPoint = await capturePoint(
+                outside,
+                undo,
+                { paths, operation: 'rewind', messageId, plan: plannedEntries(plan), checkpoints: { store: outside.store, sessionId: outside.sessionId } },
+                { ...this.undoOptions(), deleteOrphans: false },
+              );
             },
           }),
     });
@@ -572,8 +604,14 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     const code = await this.history.rewind(messageId, {
       ...paths,
       ...(this.onProgress === undefined ? {} : { onProgress: this.onProgress }),
+      recoverFirst: false,
       beforeWrite: async (written, plan) => {
-        point = await capturePoint(this.history, undo, { paths: written, operation: 'rewind', messageId, plan: plannedEntries(plan) }, options);
+        point = await capturePoint(
+          this.history,
+          undo,
+          { paths: written, operation: 'rewind', messageId, plan: plannedEntries(plan), checkpoints: { store: this.history.store, sessionId: this.history.sessionId } },
+          options,
+        );
         result.undoPoint = point;
         request.onUndoPointSaved?.(point);
       },

@@ -5,7 +5,8 @@
  *
  *   {"type":"fh-point","v":1,"pointId":…,"sessionId":…,"createdAt":…,
  *    "operation":"rewind"|"undo"|"redo"|"undo-to"|"recover","messageId":…|null,"target":…|null,
- *    "entries":[UndoEntry…],"plan":[UndoEntry…]}
+ *    "entries":[UndoEntry…],"plan":[UndoEntry…],"summary"?:{"files","bytesBefore","bytesAfter",
+ *    "insertions","deletions","uncounted"}}
  *   {"type":"fh-point-done","v":1,"pointId":…,"outcome":"done"|"rolled-back"|"abandoned",
  *    "by":…|null,"timestamp":…}
  *   {"type":"fh-points-pruned","v":1,"pointIds":[…],"timestamp":…}
@@ -20,11 +21,16 @@
  * differed). A pending `recover` point is closed as `abandoned` (its pre-images stay reachable).
  * `fh-points-pruned` drops points and their backups (`fh undo --prune`).
  *
+ * `summary` (format 1, revision 2; optional, so a reader of revision 1 ignores it): what the
+ * operation changes, counted when the point was saved (`point-summary.ts`), so a listing reads
+ * records only. Points written before it have none.
+ *
  * Legacy `fh-undo-point` records (before the timeline, see `undo-records.ts`) are read as completed
  * `rewind` points while live.
  */
 import type { RecordWarningHandler } from '../state/records.js';
 import type { LogRecord } from '../store.js';
+import { parsePointSummary, type PointSummary } from './point-summary.js';
 import {
   parseUndoEntry,
   parseUndoPointRecord,
@@ -65,6 +71,8 @@ export interface TimelinePoint extends UndoPoint {
   closedAt?: Date;
   /** True for a legacy `fh-undo-point` record. */
   legacy?: boolean;
+  /** Files and +/- counted when the point was saved; undefined for points saved before summaries (or malformed). */
+  summary?: PointSummary;
 }
 
 /** The `fh-point` record of a point (dates as ISO strings). */
@@ -80,6 +88,7 @@ export function pointRecord(point: Omit<TimelinePoint, 'status' | 'closedAt' | '
     target: point.target,
     entries: point.entries.map((entry) => ({ ...entry })),
     plan: point.plan.map((entry) => ({ ...entry })),
+    ...(point.summary === undefined ? {} : { summary: { ...point.summary } }),
   };
 }
 
@@ -137,7 +146,13 @@ export function parsePointRecord(record: LogRecord, onWarning: RecordWarningHand
     entries,
     plan,
     status: 'pending',
+    ...summaryOf(record.summary),
   };
+}
+
+function summaryOf(value: unknown): { summary?: PointSummary } {
+  const summary = parsePointSummary(value);
+  return summary === undefined ? {} : { summary };
 }
 
 /**

@@ -92,3 +92,37 @@ export function redoStep(timeline: Timeline): { step: TimelinePoint; undo: Timel
   const undo = [...timeline.points].reverse().find((point) => point.operation === 'undo' && point.status === 'done' && point.target === id);
   return step === undefined || undo === undefined ? undefined : { step, undo };
 }
+
+/** One point as a listing shows it (`fh undo --list`): from its record alone, no backup is read. */
+export interface TimelineRow {
+  point: TimelinePoint;
+  /** True when the point is a step of the undo stack. */
+  step: boolean;
+  /** True for the step `fh undo` undoes next. */
+  current: boolean;
+  /** Paths the point's operation changed. */
+  files: number;
+  /** Lines added and removed, from the point's recorded summary; null for a point saved without one (shown as `?`). */
+  insertions: number | null;
+  deletions: number | null;
+  /** Files of the summary whose lines were not counted; null without a summary. */
+  uncounted: number | null;
+}
+
+/**
+ * The rows of a listing of `timeline`, oldest first. Costs one pass over the points: files and
+ * +/- come from each point's recorded summary (`point-summary.ts`).
+ */
+export function timelineRows(timeline: Timeline): TimelineRow[] {
+  const current = timeline.steps[timeline.cursor - 1];
+  const steps = new Set(timeline.steps);
+  return timeline.points.map((point) => ({
+    point,
+    step: steps.has(point.undoId),
+    current: point.undoId === current,
+    files: point.summary?.files ?? point.entries.length,
+    insertions: point.summary?.insertions ?? null,
+    deletions: point.summary?.deletions ?? null,
+    uncounted: point.summary?.uncounted ?? null,
+  }));
+}

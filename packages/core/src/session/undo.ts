@@ -21,7 +21,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import pLimit from 'p-limit';
 import { BackupMissingError, CorruptError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
-import { countLineChanges } from '../rewind/diff-stats.js';
 import { openProjectWriter, splitTrackingPath, symlinkTargetInside, type ProjectFolder, type ProjectWriter } from '../rewind/project-writer.js';
 import { removeLeftoverTemporaryFiles } from '../rewind/rewind.js';
 import { restoredMode } from '../rewind/restored-mode.js';
@@ -41,6 +40,7 @@ import {
 import type { UndoEntry } from './undo-records.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
+import { summarizePoint, type PlanSource } from './point-summary.js';
 
 /** Where the timeline lives: pre-image backups in `store` under `sessionId`, records in `log`. */
 export interface UndoStore {
@@ -98,6 +98,11 @@ export interface CapturePointInput {
   target?: string | null;
   /** What the operation will write at each path (see `TimelinePoint.plan`). */
   plan?: readonly UndoEntry[];
+  /**
+   * Where plan entries that are not `…@undo-…` backups live (a rewind's checkpoint backups), so
+   * the point's summary counts their lines; without it they are `uncounted` (see `point-summary.ts`).
+   */
+  checkpoints?: PlanSource;
 }
 
 /** One interrupted operation rolled back by {@link recoverPending}. */
@@ -241,6 +246,20 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
     if (failure !== undefined) throw failure.reason;
     const entries = settled.map((outcome) => (outcome as PromiseFulfilledResult<UndoEntry>).value);
     const planned = new Map((input.plan ?? []).map((entry) => [entry.path, entry]));
+    const plan = paths.flatMap((path) => {
+      const entry = planned.get(path);
+      return entry === undefined ? [] : [entry];
+    });
+    const summary = await summarizePoint({
+      projectRoot: workspace.projectRoot,
+      fs,
+      entries,
+      plan,
+      undo: { store: undo.store, sessionId: undo.sessionId },
+      ...(input.checkpoints === undefined ? {} : { checkpoints: input.checkpoints }),
+      limit,
+      isUndoBackup: isUndoBackupName,
+    });
     const point: TimelinePoint = {
       undoId,
       sessionId: undo.sessionId,
@@ -249,11 +268,9 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
       messageId: input.messageId,
       target: input.target ?? null,
       entries,
-      plan: paths.flatMap((path) => {
-        const entry = planned.get(path);
-        return entry === undefined ? [] : [entry];
-      }),
+      plan,
       status: 'pending',
+      summary,
     };
     appending = true;
     await logOf(undo).append([pointRecord(point)]);
@@ -666,57 +683,4 @@ export async function prunePoints(undo: UndoStore, olderThan: Date, options: Und
     }
   }
   return removed.map((point) => point.undoId);
-}
-
-/** Where a point's plan entries that name checkpoint backups live (a rewind's targets). */
-export interface CheckpointSource {
-  store: BackupStore;
-  sessionId: string;
-}
-
-/** Files and +/- lines of one point: from its pre-images to what its plan wrote. */
-export interface PointLineChanges {
-  files: number;
-  insertions: number;
-  deletions: number;
-  /** Files whose lines were not counted (binary, over 8 MiB, or a backup that cannot be read). */
-  uncounted: number;
-}
-
-const LINE_COUNT_CAP_BYTES = 8 * 1024 * 1024;
-
-async function entryBytes(entry: UndoEntry, source: CheckpointSource): Promise<Uint8Array | null | undefined> {
-  if (entry.kind !== 'file') return entry.kind === 'missing' ? null : undefined;
-  if ((entry.size ?? 0) > LINE_COUNT_CAP_BYTES) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of await source.store.openBackup(source.sessionId, entry.backupFileName as string)) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}
-
-/**
- * Count what `point` changed: for each path, lines from its pre-image to its plan entry (jsdiff,
- * as `getDiffStats`). Plan entries naming `…@undo-…` backups are read from `undo`, others (a
- * rewind's checkpoint backups) from `checkpoints`. Never throws for one file: it is counted as
- * `uncounted`.
- */
-export async function pointLineChanges(undo: UndoStore, point: TimelinePoint, checkpoints: CheckpointSource): Promise<PointLineChanges> {
-  const result: PointLineChanges = { files: point.entries.length, insertions: 0, deletions: 0, uncounted: 0 };
-  const plan = new Map(point.plan.map((entry) => [entry.path, entry]));
-  const own: CheckpointSource = { store: undo.store, sessionId: undo.sessionId };
-  for (const entry of point.entries) {
-    const target = plan.get(entry.path);
-    try {
-      const before = await entryBytes(entry, own);
-      const after = target === undefined ? undefined : await entryBytes(target, target.backupFileName !== null && UNDO_BACKUP_NAME.test(target.backupFileName) ? own : checkpoints);
-      const counts = before === undefined || after === undefined ? undefined : countLineChanges(before, after);
-      if (counts === undefined || counts.binary) result.uncounted += 1;
-      else {
-        result.insertions += counts.insertions;
-        result.deletions += counts.deletions;
-      }
-    } catch {
-      result.uncounted += 1;
-    }
-  }
-  return result;
 }
