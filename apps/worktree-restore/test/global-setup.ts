@@ -35,8 +35,10 @@ function mtimeOrZero(file: string): number {
 }
 
 export default function setup(): void {
-  const sources = Math.max(...['apps/worktree-restore/src', 'packages/core/src', 'packages/store-fs/src'].map((folder) => newestMtime(join(repositoryRoot, folder))));
-  if (sources <= mtimeOrZero(join(repositoryRoot, 'apps/worktree-restore/dist/cli.js'))) return;
+  // The `fh` CLI too: some tests drive a session's hooks with it.
+  const sources = Math.max(...['apps/worktree-restore/src', 'apps/cli/src', 'packages/core/src', 'packages/store-fs/src'].map((folder) => newestMtime(join(repositoryRoot, folder))));
+  const built = Math.min(...['apps/worktree-restore/dist/cli.js', 'apps/cli/dist/cli.js'].map((file) => mtimeOrZero(join(repositoryRoot, file))));
+  if (sources <= built) return;
   execFileSync('npx', ['turbo', 'run', 'build', '--filter=@fh/worktree-restore', '--output-logs=errors-only'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'inherit', 'inherit'],
