@@ -8,3 +8,4 @@ import './hook-s3-scenarios.js';
 import './shell-scenarios.js';
 import './state-scenarios.js';
 import './large-scenarios.js';
+import './timeline-scenarios.js';
