@@ -24,6 +24,7 @@ import { displayId, displayPath } from '../format.js';
 import { gitFilePatch } from '../git-patch.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import { writeWithPager } from '../pager.js';
+import { progressBars } from '../progress-bar.js';
 import { renderDiffStats } from '../render-stats.js';
 import { undoStoreFor } from '../rewind-session.js';
 import { colorPatch, renderStat, type DiffOptions } from './diff.js';
@@ -37,7 +38,7 @@ export async function runUndoDiff(context: CommandContext, pointId: string, oper
   const session = await openSession(context, { lock: false, preferTimeline: true });
   try {
     const undo = await undoStoreFor(context, session);
-    const preview = await context.output.withProgress('comparing files', (onProgress) => undoDiffStats(session.history, undo, pointId, { onProgress }), { unit: 'files' });
+    const preview = await undoDiffStats(session.history, undo, pointId, { onProgress: progressBars(context.output, 'diff --undo') });
     const { point, stats } = preview;
     const patch = options.patch === true ? await undoPatch(session, undo, preview) : undefined;
     if (context.output.json) {

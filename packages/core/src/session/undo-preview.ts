@@ -9,6 +9,7 @@ import { errnoCode } from '../errors.js';
 import { DEFAULT_DIFF_SIZE_CAP_BYTES } from '../file-history-context.js';
 import { toAbsolutePath } from '../paths.js';
 import { countLineChanges, DIFF_BUDGET_MS, DIFF_TIMEOUT_MS, MIN_DIFF_TIMEOUT_MS } from '../rewind/diff-stats.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 import type { DiffStats, FileDiffStat } from '../results.js';
 import type { FsStats } from '../store.js';
 import { previewUndo, readTimeline, type UndoOptions, type UndoStore, type UndoWorkspace } from './undo.js';
@@ -33,8 +34,8 @@ export interface UndoPreview {
 export interface UndoDiffStatsOptions extends Pick<UndoOptions, 'onWarning'> {
   /** Files larger than this (either side) are `tooLarge`, not line-counted. Default 8 MiB. */
   diffSizeCapBytes?: number;
-  /** `(done, total)` in files compared. Must not throw. */
-  onProgress?: (done: number, total: number) => void;
+  /** Progress for a bar: `checking` (each file against the state before the point), then `counting` (lines of the changed files). */
+  onProgress?: ProgressCallback;
 }
 
 async function lstatOrUndefined(workspace: UndoWorkspace, path: string): Promise<FsStats | undefined> {
@@ -64,14 +65,14 @@ export async function undoEntryBytes(undo: UndoStore, entry: UndoEntry): Promise
  * `CorruptError`.
  */
 export async function undoDiffStats(workspace: UndoWorkspace, undo: UndoStore, pointId: string, options: UndoDiffStatsOptions = {}): Promise<UndoPreview> {
-  const timeline = await readTimeline(undo, options);
+  const warnings = options.onWarning === undefined ? {} : { onWarning: options.onWarning };
+  const timeline = await readTimeline(undo, warnings);
   const point = findPoint(timeline, pointId, undo.sessionId);
-  const entries = await previewUndo(workspace, undo, point.undoId, options);
+  const entries = await previewUndo(workspace, undo, point.undoId, { ...warnings, ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }) });
   const cap = options.diffSizeCapBytes ?? DEFAULT_DIFF_SIZE_CAP_BYTES;
   const deadline = Date.now() + DIFF_BUDGET_MS;
   const files: FileDiffStat[] = [];
-  let done = 0;
-  options.onProgress?.(0, entries.length);
+  const counting = startPhase(options.onProgress, 'counting', entries.length);
   for (const entry of entries) {
     const absolutePath = toAbsolutePath(workspace.projectRoot, entry.path);
     const current = await lstatOrUndefined(workspace, absolutePath);
@@ -100,8 +101,7 @@ export async function undoDiffStats(workspace: UndoWorkspace, undo: UndoStore, p
       }
     }
     files.push(stat);
-    done += 1;
-    options.onProgress?.(done, entries.length);
+    counting.file();
   }
   const stats: DiffStats = {
     filesChanged: files.map((file) => file.path),

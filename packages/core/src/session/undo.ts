@@ -655,14 +655,18 @@ export async function redoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
 
 /**
  * What {@link undoRewind} with `pointId` would write, without writing: the entries of the state
- * just before that point whose paths differ from it now. Throws like {@link undoRewind}.
+ * just before that point whose paths differ from it now (reporting `checking` to
+ * `options.onProgress`). Throws like {@link undoRewind}.
  */
 export async function previewUndo(workspace: UndoWorkspace, undo: UndoStore, pointId: string, options: UndoOptions = {}): Promise<UndoEntry[]> {
   const timeline = await readTimeline(undo, options);
   const point = findPoint(timeline, pointId, undo.sessionId);
   const entries = [...stateBefore(timeline, point.undoId).values()];
   const infos = await validateEntries(workspace, undo, entries, `undo to ${point.undoId}`);
-  const same = await Promise.all(entries.map((entry) => alreadyAs(workspace, undo, entry, entry.backupFileName === null ? undefined : infos.get(entry.backupFileName))));
+  const checking = startPhase(options.onProgress, 'checking', entries.length);
+  const same = await Promise.all(
+    entries.map((entry) => alreadyAs(workspace, undo, entry, entry.backupFileName === null ? undefined : infos.get(entry.backupFileName)).finally(() => checking.file())),
+  );
   return entries.filter((_, index) => same[index] !== true);
 }
 
