@@ -385,7 +385,9 @@ export class FsBackupStore implements BackupStore {
         release = await take();
       }
     } catch (error) {
-      if (errnoCode(error) === 'ELOCKED') {
+      // ENOENT: the lock just taken was removed before proper-lockfile dated it (another process
+      // took it for stale after this one stalled): someone else holds the session now.
+      if (errnoCode(error) === 'ELOCKED' || (errnoCode(error) === 'ENOENT' && (error as NodeJS.ErrnoException).path === lockPath)) {
         throw new LockedError(`session "${sessionId}" is locked: another process or handle has it open (${lockPath}); a lock left by a process that died goes stale after ${this.lockStaleMs / 1000} s`, {
           cause: error,
         });

@@ -50,18 +50,29 @@ function exists(error: NodeJS.ErrnoException | null): NodeJS.ErrnoException {
  */
 export function lockFileSystem(holder: string): typeof fs {
   const mkdir = (lockPath: string, callback: Callback) => {
-    const temp = tempBeside(lockPath);
-    const fail = (error: NodeJS.ErrnoException) => fs.rm(temp, { recursive: true, force: true }, () => callback(error));
-    fs.mkdir(temp, (made) => {
-      if (made !== null) return callback(made);
-      fs.writeFile(join(temp, LOCK_HOLDER_FILE), holder, { flag: 'wx' }, (written) => {
-        if (written !== null) return fail(written);
-        fs.lstat(lockPath, (statError) => {
-          if (statError === null) return fail(exists(null));
-          if (statError.code !== 'ENOENT') return fail(statError);
-          fs.rename(temp, lockPath, (renamed) => {
-            if (renamed === null) return callback(null);
-            fail(renamed.code === 'EEXIST' || renamed.code === 'ENOTEMPTY' || renamed.code === 'EISDIR' ? exists(renamed) : renamed);
+    // A held lock costs one lstat, as proper-lockfile's own mkdir would: no temp folder is made.
+    fs.lstat(lockPath, (held) => {
+      if (held === null) return callback(exists(null));
+      if (held.code !== 'ENOENT') return callback(held);
+      const temp = tempBeside(lockPath);
+      const fail = (error: NodeJS.ErrnoException) => fs.rm(temp, { recursive: true, force: true }, () => callback(error));
+      fs.mkdir(temp, (made) => {
+        if (made !== null) return callback(made);
+        fs.writeFile(join(temp, LOCK_HOLDER_FILE), holder, { flag: 'wx' }, (written) => {
+          if (written !== null) return fail(written);
+          fs.lstat(lockPath, (statError) => {
+            if (statError === null) return fail(exists(null));
+            if (statError.code !== 'ENOENT') return fail(statError);
+            // Dated now, so a process that stalled since making the folder does not put up a lock
+            // that others already take for stale.
+            const now = new Date();
+            fs.utimes(temp, now, now, (dated) => {
+              if (dated !== null) return fail(dated);
+              fs.rename(temp, lockPath, (renamed) => {
+                if (renamed === null) return callback(null);
+                fail(renamed.code === 'EEXIST' || renamed.code === 'ENOTEMPTY' || renamed.code === 'EISDIR' ? exists(renamed) : renamed);
+              });
+            });
           });
         });
       });

@@ -128,8 +128,8 @@ describe('session locks', () => {
     if (!strace) console.log('skipped: strace is not installed');
     const tsx = createRequire(import.meta.url).resolve('tsx');
     const script = fileURLToPath(new URL('./fixtures/hold-session-lock.ts', import.meta.url));
-    // The first system calls on the lock folder's path: the check just before the rename that
-    // takes it; proper-lockfile's utimes of the lock just taken (an older fh was killed
+    // The first system calls on the lock folder's path: the check whether it is held, before the
+    // temp folder is made; proper-lockfile's utimes of the lock just taken (an older fh was killed
     // here with its holder not yet written, and the next command waited the 10 s stale time);
     // the rename that releases it.
     const moments = ['statx:when=1', 'utimensat:when=1', 'rename:when=1'];
