@@ -30,7 +30,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMESTAMP_GRANULARITY_MS, backupFileName, snapshotRecord, type FileHistory, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
-import { durableAppend, durableTrackEditFloor, fsyncAll, hashCopy } from './floors.js';
+import { copyIntoPlace, durableAppend, durableTrackEditFloor, fsyncAll, hashCopy, settled } from './floors.js';
 import { interleave, type Contender } from './measure.js';
 import { registerScenario, type BenchContext } from './runner.js';
 import { measureS3 } from './s3-figures.js';
@@ -111,7 +111,7 @@ async function run(context: BenchContext): Promise<void> {
   });
   await store.putBackup('put-only', 'warm-up@v1', trackFile(ROUNDS.trackEdit, 2));
   const recordBytes = `${JSON.stringify({ type: 'file-history-snapshot', messageId: 'turn', snapshot: { messageId: 'turn', trackedFileBackups: { 'track/module-00/file-0.ts': { backupFileName: '0123456789abcdef@v1', version: 1, backupTime: new Date(), size: 4096, mode: 0o644 } }, timestamp: new Date() }, isSnapshotUpdate: true })}\n`;
-  const trackTimes = await interleave(ROUNDS.trackEdit, [
+  const trackTimes = await interleave(ROUNDS.trackEdit, settled([
     await trackContender('fh', 0, true),
     await trackContender('fh no log', 1, false),
     {
@@ -131,9 +131,9 @@ async function run(context: BenchContext): Promise<void> {
     },
     floorContender('floor', 4, 'track-1', false),
     floorContender('floor for putBackup', 5, 'put-only', false),
-  ]);
+  ]));;
   report('trackEdit, 4 KiB file (no log)', trackTimes.get('fh no log') ?? [], 'floor: stat + copyFile', trackTimes.get('floor') ?? [], 'floor');
-  report('trackEdit, 4 KiB file (durable)', trackTimes.get('fh') ?? [], "floor + sha256 + fsync backup + folder + fsync'd record", trackTimes.get('durable floor') ?? [], 'floor');
+  report('trackEdit, 4 KiB file (durable)', trackTimes.get('fh') ?? [], "stat + copy into place (temp, sha256, link) + fsync backup + folder + fsync'd record", trackTimes.get('durable floor') ?? [], 'floor');
   report('  same, against the floor without the backup fsyncs', trackTimes.get('fh') ?? [], "floor + fsync'd record", trackTimes.get('floor + durable record') ?? [], 'info');
   report('  of which FsBackupStore.putBackup alone', trackTimes.get('putBackup') ?? [], 'floor: stat + copyFile', trackTimes.get('floor for putBackup') ?? [], 'info');
 
@@ -178,8 +178,8 @@ async function run(context: BenchContext): Promise<void> {
         else await stat(absolute(path));
         if (!changed.has(path)) return;
         const copy = join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`);
-        await copyFile(absolute(path), copy, constants.COPYFILE_FICLONE);
-        if (durable) hashCopy(copy);
+        if (durable) await copyIntoPlace(absolute(path), copy);
+        else await copyFile(absolute(path), copy, constants.COPYFILE_FICLONE);
       });
       if (durable) {
         // Issue 10: each new backup hashed (above), its bytes and folder entry durable before the record, batched
@@ -190,16 +190,16 @@ async function run(context: BenchContext): Promise<void> {
       if (record) await durableAppend(join(folders.store, 'sessions', 'bench-floor-snapshots.jsonl'), snapshotRecordBytes);
     },
   });
-  const snapshotTimes = await interleave(ROUNDS.snapshot, [
+  const snapshotTimes = await interleave(ROUNDS.snapshot, settled([
     snapshotContender('fh', snapshotHistory, 'snapshot'),
     snapshotContender('fh no log', snapshotNoLog, 'snapshot'),
     snapshotFloor('sync floor', true, 'snapshot-no-log', false),
     snapshotFloor('sync floor + durable record', true, 'snapshot', true),
     snapshotFloor('durable sync floor', true, 'snapshot', true, true),
     snapshotFloor('async floor', false, 'snapshot-no-log', false),
-  ]);
+  ]));;
   report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (no log)`, snapshotTimes.get('fh no log') ?? [], 'sync floor: sync stats + copies', snapshotTimes.get('sync floor') ?? [], 'floor');
-  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable)`, snapshotTimes.get('fh') ?? [], "sync floor + sha256 + fsync of copies + folder + fsync'd record", snapshotTimes.get('durable sync floor') ?? [], 'floor');
+  report(`makeSnapshot, ${TRACKED_FILES} tracked / ${CHANGED_FILES} changed (durable)`, snapshotTimes.get('fh') ?? [], "sync floor + copies into place (temp, sha256, link) + fsyncs + folder + fsync'd record", snapshotTimes.get('durable sync floor') ?? [], 'floor');
   report('  same, against the floor without the backup fsyncs', snapshotTimes.get('fh') ?? [], "sync floor + fsync'd record", snapshotTimes.get('sync floor + durable record') ?? [], 'info');
   report('  no log, against a floor that stats asynchronously', snapshotTimes.get('fh no log') ?? [], 'async floor: stats + copies', snapshotTimes.get('async floor') ?? [], 'info');
 
@@ -245,7 +245,7 @@ async function run(context: BenchContext): Promise<void> {
       await fsyncAll([...new Set(differing.map((path) => dirname(absolute(path))))]);
     },
   };
-  const rewindTimes = await interleave(ROUNDS.rewind, [
+  const rewindTimes = await interleave(ROUNDS.rewind, settled([
     durableRewindFloor,
     {
       name: 'fh',
@@ -259,7 +259,7 @@ async function run(context: BenchContext): Promise<void> {
     rewindFloor('async floor', (backup, target) => copyFile(backup, target)),
     rewindFloor('safe floor', safeRestore),
     rewindFloor('sync safe floor', safeRestore, true),
-  ]);
+  ]));;
   report(`rewind, ${TRACKED_FILES} tracked / ${CHANGED_FILES} differing (durable)`, rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + sha256 + fsync + rename + folder fsyncs', rewindTimes.get('durable floor') ?? [], 'floor');
   report('  same, against restores by temp file + rename without fsyncs (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + restores by temp file + rename', rewindTimes.get('sync safe floor') ?? [], 'info');
   report('  same, against plain overwrites (sync lstats)', rewindTimes.get('fh') ?? [], 'sync lstats + copies', rewindTimes.get('sync floor') ?? [], 'info');

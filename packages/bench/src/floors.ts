@@ -3,12 +3,13 @@
  * agent runs it, and `node -e 0` beside it), synchronous stats over many files, and the work of
  * `trackEdit` done by hand (stat + copy + an fsync'd record).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants, readFileSync, statSync } from 'node:fs';
-import { copyFile, open, stat } from 'node:fs/promises';
+import { copyFile, link, open, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Contender } from './measure.js';
 
 /** The built `fh` CLI (run `npm run build` first; `npm run bench` does). */
 export const cliPath = fileURLToPath(new URL('../../../apps/cli/dist/cli.js', import.meta.url));
@@ -88,14 +89,48 @@ export function hashCopy(path: string): string {
 }
 
 /**
+ * A backup made as a durable store must make it, by hand, before its fsyncs: copied to a temp
+ * name, hashed, then linked to its name and the temp removed (so no half-copied backup is ever
+ * under its name: what `FsBackupStore.putBackup` does).
+ */
+export async function copyIntoPlace(source: string, backup: string): Promise<void> {
+  const temporary = `${backup}.floor-tmp`;
+  await copyFile(source, temporary, constants.COPYFILE_FICLONE);
+  hashCopy(temporary);
+  await link(temporary, backup);
+  await unlink(temporary);
+}
+
+/**
+ * Flush every dirty page and pending journal entry of the machine (`sync`), untimed before each
+ * contender of a row with fsyncs: an fsync on ext4 also writes out what others left unsynced, so
+ * without it a contender that runs after one that does not fsync pays for that one's writes, and
+ * the rotation order decides the ratio.
+ */
+export async function settleDisk(): Promise<void> {
+  await new Promise<void>((resolve, reject) => execFile('sync', (error) => (error === null ? resolve() : reject(error))));
+}
+
+/** `contenders` with {@link settleDisk} after each one's own `prepare`. */
+export function settled(contenders: readonly Contender[]): Contender[] {
+  return contenders.map((contender) => ({
+    ...contender,
+    prepare: async (round: number) => {
+      await contender.prepare?.(round);
+      await settleDisk();
+    },
+  }));
+}
+
+/**
  * The work of a durable `trackEdit` on a new file, by hand (issue 10: a backup records its content
  * hash, and its bytes and folder entry are durable before the record that references it): stat,
- * copy it to `backup`, hash the copy, fsync it, then its folder, then append `record` durably to `log`.
+ * copy it into place as `backup` ({@link copyIntoPlace}), fsync it, then its folder, then append
+ * `record` durably to `log`.
  */
 export async function durableTrackEditFloor(source: string, backup: string, log: string, record: string): Promise<void> {
   await stat(source);
-  await copyFile(source, backup, constants.COPYFILE_FICLONE);
-  hashCopy(backup);
+  await copyIntoPlace(source, backup);
   await fsyncAll([backup]);
   await fsyncAll([dirname(backup)]);
   await durableAppend(log, record);

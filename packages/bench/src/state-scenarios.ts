@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FileHistory, backupFileName, fhSessionRecord, fullSnapshotRecord, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
-import { durableTrackEditFloor, fsyncAll, syncStats, trackEditFloor } from './floors.js';
+import { durableTrackEditFloor, fsyncAll, settleDisk, settled, syncStats, trackEditFloor } from './floors.js';
 import { interleave } from './measure.js';
 import { registerScenario, type BenchContext } from './runner.js';
 import { createFiles, editFiles } from './workspace.js';
@@ -217,27 +217,30 @@ async function trackEditMany(context: BenchContext): Promise<void> {
   const recordBytes = `${JSON.stringify({ type: 'file-history-delta', messageId: 'turn-1', snapshotMessageId: 'turn-1', trackingPath: 'fresh/module-00/file-0.ts', backup: { backupFileName: '0123456789abcdef@v1', version: 1, backupTime: new Date(), size: 4096, mode: 0o644 }, timestamp: new Date() })}\n`;
   const floorLog = join(folders.store, 'sessions', 'bench-floor.jsonl');
   const times = await interleave(rounds, [
-    { name: 'fh 10k', run: (round) => big.trackEdit(fresh[round * 3] as string) },
-    { name: 'fh 100', run: (round) => small.trackEdit(fresh[round * 3 + 1] as string) },
-    {
-      name: 'floor',
-      run: async (round) => {
-        const source = fresh[round * 3 + 2] as string;
-        await trackEditFloor(source, join(folders.store, 'file-history', 'tracked-10k', `floor-${backupFileName(source, 1)}`), floorLog, recordBytes);
+    ...settled([
+      { name: 'fh 10k', run: (round) => big.trackEdit(fresh[round * 3] as string) },
+      { name: 'fh 100', run: (round) => small.trackEdit(fresh[round * 3 + 1] as string) },
+      {
+        name: 'floor',
+        run: async (round) => {
+          const source = fresh[round * 3 + 2] as string;
+          await trackEditFloor(source, join(folders.store, 'file-history', 'tracked-10k', `floor-${backupFileName(source, 1)}`), floorLog, recordBytes);
+        },
       },
-    },
-    {
-      // trackEdit makes the backup itself durable (data and folder entry fsynced) before its record.
-      name: 'durable floor',
-      run: async (round) => {
-        const source = fresh[round * 3 + 2] as string;
-        await durableTrackEditFloor(source, join(folders.store, 'file-history', 'tracked-10k', `durable-${backupFileName(source, 1)}`), floorLog, recordBytes);
+      {
+        // trackEdit makes the backup itself durable (data and folder entry fsynced) before its record.
+        name: 'durable floor',
+        run: async (round) => {
+          const source = fresh[round * 3 + 2] as string;
+          await durableTrackEditFloor(source, join(folders.store, 'file-history', 'tracked-10k', `durable-${backupFileName(source, 1)}`), floorLog, recordBytes);
+        },
       },
-    },
+    ]),
     {
-      // The fsyncs alone (the copy is made untimed first): what durability adds to the plain floor.
+      // The fsyncs alone (the disk settled and the copy made untimed first): what durability adds to the plain floor.
       name: 'fsyncs',
       prepare: async (round) => {
+        await settleDisk();
         const source = fresh[round * 3 + 2] as string;
         await copyFile(source, join(folders.store, 'file-history', 'tracked-10k', `fsync-${backupFileName(source, 1)}`), constants.COPYFILE_FICLONE);
       },
@@ -251,7 +254,7 @@ async function trackEditMany(context: BenchContext): Promise<void> {
   context.report({
     scenario: `trackEdit of a new file, ${tracked.toLocaleString('en')} already tracked`,
     fh: times.get('fh 10k') ?? [],
-    floors: [{ name: "stat + copy + sha256 + fsync backup + folder + fsync'd record", times: times.get('durable floor') ?? [], factor: 1.3 }],
+    floors: [{ name: "stat + copy into place (temp, sha256, link) + fsync backup + folder + fsync'd record", times: times.get('durable floor') ?? [], factor: 1.3 }],
   });
   context.report({ scenario: '  against the floor without the backup fsyncs', fh: times.get('fh 10k') ?? [], floors: [{ name: "stat + copy + fsync'd record", times: times.get('floor') ?? [] }], kind: 'info' });
   context.report({ scenario: '  fsync of the backup + its folder alone (issue 10)', fh: times.get('fsyncs') ?? [], floors: [{ name: "stat + copy + fsync'd record", times: times.get('floor') ?? [] }], kind: 'info' });
