@@ -520,3 +520,60 @@ describe('BUILT: a session with an abandoned branch (a /rewind to u2, then anoth
     expect(await readFile(join(project, 'draft.txt'), 'utf8')).toBe('the user\'s own draft\n');
   });
 });
+
+describe('real records, Claude Code 2.1.84: backups of relative keys are named by the hash of the absolute path', () => {
+  const SESSION = 'a0672f66-ceb7-4bbf-a1ad-75fc110484a9';
+  const CWD = '/Users/kaicui/Documents/work/project/ai-prototype-manager';
+  const INIT = 'c123c793-c289-4763-9290-623d90dcb4d9';
+  const SECOND = 'c9d2c60c-ddf4-4ce4-866e-caff01970fef';
+  const THIRD = '1ad0ca1f-bb36-41c8-b34c-b72f5587982b';
+  let target: Box;
+  let records: Array<Record<string, any>>;
+  let createdUsers = false;
+
+  beforeAll(async () => {
+    createdUsers = await stat('/Users').then(() => false, () => true);
+    await expect(stat('/Users/kaicui')).rejects.toMatchObject({ code: 'ENOENT' });
+    target = await box();
+    records = parseLines(await readFile(await installTranscript(target, 'relative-2.1.84', SESSION, CWD), 'utf8'));
+    await mkdir(CWD, { recursive: true });
+    await mkdir(join(target.configDir, 'file-history', SESSION), { recursive: true });
+    await writeFile(join(target.configDir, 'file-history', SESSION, 'e932bb4cf4ed9091@v2'), '# CLAUDE.md\n\nAs at the second prompt.\n');
+    await writeFile(join(CWD, 'CLAUDE.md'), '# CLAUDE.md\n\nRewritten since.\n');
+  });
+  afterAll(async () => {
+    await rm(createdUsers ? '/Users' : '/Users/kaicui', { recursive: true, force: true });
+  });
+
+  it("fh's backupFileName gives every recorded name: the relative key joined to the session's folder (2.1.84), the absolute keys as they are (2.1.123)", async () => {
+    const { backupFileName } = await import('@fh/core');
+    const named = records.filter((record) => record.type === 'file-history-snapshot').flatMap((record) => Object.entries(record.snapshot.trackedFileBackups as Record<string, any>));
+    expect(named.map(([key, backup]) => [key, backup.backupFileName])).toEqual([
+      ['CLAUDE.md', null],
+      ['CLAUDE.md', 'e932bb4cf4ed9091@v2'],
+      ['CLAUDE.md', 'e932bb4cf4ed9091@v2'],
+    ]);
+    expect(backupFileName(join(CWD, 'CLAUDE.md'), 2)).toBe('e932bb4cf4ed9091@v2');
+    expect(backupFileName('CLAUDE.md', 2)).not.toBe('e932bb4cf4ed9091@v2');
+    const outside = parseLines(await readFile(join(FIXTURES, 'outside-2.1.123', '0ab3352c-0614-4d2c-942c-0051f270eaf3.jsonl'), 'utf8')).find((record) => record.type === 'file-history-snapshot') as Record<string, any>;
+    const absolute = Object.entries(outside.snapshot.trackedFileBackups as Record<string, any>).filter(([, backup]) => backup.backupFileName !== null);
+    expect(absolute).toHaveLength(18);
+    for (const [key, backup] of absolute) expect(backupFileName(key, backup.version), key).toBe(backup.backupFileName);
+  });
+
+  it('lists the /init prompt and both later prompts, and rewinds CLAUDE.md from that backup, then deletes it at /init', async () => {
+    const { json } = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list']);
+    expect(json.checkpoints.map((checkpoint) => [checkpoint.messageId, checkpoint.prompt, checkpoint.filesChanged])).toEqual([
+      [INIT, '/init', ['CLAUDE.md']],
+      [SECOND, 'Let us position the project (built: the real prompt text is left out)', ['CLAUDE.md']],
+      [THIRD, 'Here are my answers (built: the real prompt text is left out)', ['CLAUDE.md']],
+    ]);
+    const second = await target.json(['--session', SESSION, 'rewind', SECOND, '--mode', 'code', '--yes']);
+    expect(second.result.exitCode).toBe(0);
+    expect(second.json.code).toEqual({ restored: ['CLAUDE.md'], deleted: [], skipped: [], failed: [] });
+    expect(await readFile(join(CWD, 'CLAUDE.md'), 'utf8')).toBe('# CLAUDE.md\n\nAs at the second prompt.\n');
+    const init = await target.json(['--session', SESSION, 'rewind', INIT, '--mode', 'code', '--yes']);
+    expect(init.json.code).toEqual({ restored: [], deleted: ['CLAUDE.md'], skipped: [], failed: [] });
+    await expect(stat(join(CWD, 'CLAUDE.md'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
