@@ -1,3 +1,4 @@
+import { RewindSession } from '@fh/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTree, gitRepository, openWorld, rewindAndUndo, runInWindow, sh, storeBackups, type World } from './helpers.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -241,5 +242,29 @@ describe('command window caps and failures', () => {
     await expect(world.history.endCommand(window.windowId, options)).rejects.toThrow('no open command window "toolu_retry" in session s1: it was never begun or has already ended');
     const { rewound } = await rewindAndUndo(world);
     expect(rewound).toEqual(before);
+  });
+});
+
+describe("a sub-agent's command window (issue 14, history.forSubagent)", () => {
+  it('attributes every file the command changed to the sub-agent; a rewind of its changes restores exactly those, leaving the main agent\'s edit', async () => {
+    world = await openWorld(baseRepository);
+    const before = readTree(world.project);
+    await world.history.trackEdit(join(world.project, 'docs/guide.md'));
+    writeFileSync(join(world.project, 'docs/guide.md'), 'main agent\n');
+    const subagent = world.history.forSubagent({ agentId: 'a96cf8a57447af436', agentType: 'general-purpose' });
+    const window = await subagent.beginCommand({ probe: world.probe, journal: world.journal, command: 'sed and a new file' });
+    sh(world.project, "sed -i 's/one/ONE/' src/a.txt && printf 'new\\n' > src/new.txt");
+    const capture = await subagent.endCommand(window.windowId, { probe: world.probe, journal: world.journal, agent: { by: 'main' } });
+    expect(capture.captured.map((entry) => entry.path).sort()).toEqual(['src/a.txt', 'src/new.txt']);
+    const entries = world.history.state.snapshots.at(-1)?.trackedFileBackups ?? {};
+    for (const path of ['src/a.txt', 'src/new.txt']) {
+      expect(entries[path]?.changedBy?.map(({ at: _at, ...agent }) => agent), path).toEqual([{ by: 'subagent', agentId: 'a96cf8a57447af436', agentType: 'general-purpose' }]);
+    }
+    expect(entries['docs/guide.md']?.changedBy?.map(({ at: _at, ...agent }) => agent)).toEqual([{ by: 'main' }]);
+
+    const result = await new RewindSession({ history: world.history }).restore({ messageId: 'm1', mode: 'code', agent: 'a96c' });
+    expect(result.code?.restored).toEqual(['src/a.txt']);
+    expect(result.code?.deleted).toEqual(['src/new.txt']);
+    expect(readTree(world.project)).toEqual({ ...before, 'docs/guide.md': { type: 'file', bytes: Buffer.from('main agent\n').toString('base64'), mode: before['docs/guide.md']?.type === 'file' ? before['docs/guide.md'].mode : 0 } });
   });
 });

@@ -163,6 +163,13 @@ export interface SubagentFileHistory extends FileHistoryReader {
   trackEdit(path: string): Promise<void>;
   /** Does nothing; resolves to undefined (a sub-agent's messages are not main turns). */
   makeSnapshot(messageId: string): Promise<undefined>;
+  /** {@link FileHistory.beginCommand} before a shell command the sub-agent runs (same errors). */
+  beginCommand(options: BeginCommandOptions): Promise<CommandWindow>;
+  /**
+   * {@link FileHistory.endCommand} after it: the files the command changed go into the main turn's
+   * checkpoint, each entry's `changedBy` naming the sub-agent (an `agent` in `options` is ignored).
+   */
+  endCommand(windowId: string, options: EndCommandOptions): Promise<CommandCapture>;
 }
 
 interface FileHistoryParts {
@@ -723,6 +730,8 @@ export class FileHistory implements FileHistoryReader {
       },
       trackEdit: (path) => history.trackEditBy(path, attributed),
       makeSnapshot: async () => undefined,
+      beginCommand: (options) => history.beginCommand(options),
+      endCommand: (windowId, options) => history.endCommand(windowId, { ...options, agent: attributed }),
       getDiffStats: (messageId, options) => history.getDiffStats(messageId, options),
       hasAnyChanges: (messageId) => history.hasAnyChanges(messageId),
       canRestore: (messageId) => history.canRestore(messageId),
