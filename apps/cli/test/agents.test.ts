@@ -98,7 +98,7 @@ describe('sub-agent attribution from hook events', () => {
     turn = await replay(box);
   }, 120_000);
 
-  it('fh list shows per turn which agent changed which files', async () => {
+  it('fh list and fh show show per turn which agent changed which files', async () => {
     const list = JSON.parse((await fh(box, ['list'])).stdout) as { checkpoints: Array<{ prompt: string; agents: unknown[] }> };
     expect(list.checkpoints.map((checkpoint) => [checkpoint.prompt, checkpoint.agents])).toEqual([
       [
@@ -119,6 +119,20 @@ describe('sub-agent attribution from hook events', () => {
       '    main agent: README.md',
       `    sub-agent ${AGENT_A} (general-purpose): src/options.ts, src/parser.ts, src/shared.ts`,
       `    sub-agent ${AGENT_B} (test-writer): docs/api.md, src/shared.ts, test/parser.test.ts`,
+    ]);
+
+    const show = JSON.parse((await fh(box, ['show', turn])).stdout) as { agents: unknown[] };
+    expect(show.agents).toEqual([
+      { ...main, paths: ['README.md'] },
+      { ...agentA, paths: ['src/options.ts', 'src/parser.ts', 'src/shared.ts'] },
+      { ...agentB, paths: ['docs/api.md', 'src/shared.ts', 'test/parser.test.ts'] },
+    ]);
+    const shown = (await runCli(['--session', SESSION, 'show', turn], { home: box.home, cwd: box.project })).stdout.split('\n');
+    const from = shown.indexOf('Changed in this turn by:');
+    expect(shown.slice(from + 1, from + 4)).toEqual([
+      '  main agent: README.md',
+      `  sub-agent ${AGENT_A} (general-purpose): src/options.ts, src/parser.ts, src/shared.ts`,
+      `  sub-agent ${AGENT_B} (test-writer): docs/api.md, src/shared.ts, test/parser.test.ts`,
     ]);
   });
 
