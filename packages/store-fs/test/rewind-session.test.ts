@@ -494,3 +494,36 @@ describe("RewindSession: only one sub-agent's changes (issue 14)", () => {
     });
   });
 });
+
+describe('RewindSession: files outside the project (issue 13, library)', () => {
+  it('a code rewind leaves them and lists them in outside.left; includeOutside rewinds them too', async () => {
+    const base = await temporaryFolder();
+    const projectRoot = join(base, 'project');
+    const elsewhere = join(base, 'elsewhere');
+    await mkdir(projectRoot, { recursive: true });
+    await mkdir(elsewhere, { recursive: true });
+    await writeFile(join(projectRoot, 'app.txt'), 'app before\n');
+    await writeFile(join(elsewhere, 'plan.md'), 'plan before\n');
+    const store = new FsBackupStore({ root: join(base, 'store') });
+    const history = await openHistory({ projectRoot, sessionId: SESSION, store });
+    // The files outside the project: a history rooted at / (as ClaudeCodeStore.openOutsideFileHistory opens it).
+    const outside = await openHistory({ projectRoot: '/', sessionId: `${SESSION}.outside`, store });
+    await history.makeSnapshot('u1');
+    await outside.makeSnapshot('u1');
+    await history.trackEdit('app.txt');
+    await outside.trackEdit(join(elsewhere, 'plan.md'));
+    await writeFile(join(projectRoot, 'app.txt'), 'app after\n');
+    await writeFile(join(elsewhere, 'plan.md'), 'plan after\n');
+    const session = new RewindSession({ history, messages: [user('u1', null, 'Plan and build')], outside: { history: outside } });
+
+    const left = await session.restore({ messageId: 'u1', mode: 'code' });
+    expect(left.code?.restored).toEqual(['app.txt']);
+    expect(left.outside?.left).toEqual([join(elsewhere, 'plan.md')]);
+    expect(await readFile(join(elsewhere, 'plan.md'), 'utf8')).toBe('plan after\n');
+
+    const included = await session.restore({ messageId: 'u1', mode: 'code', includeOutside: true });
+    expect(included.outside?.code?.restored).toEqual([join(elsewhere, 'plan.md')]);
+    expect(await readFile(join(elsewhere, 'plan.md'), 'utf8')).toBe('plan before\n');
+    expect(await readFile(join(projectRoot, 'app.txt'), 'utf8')).toBe('app before\n');
+  });
+});
