@@ -177,14 +177,14 @@ async function run(context: BenchContext): Promise<void> {
         if (sync) statSync(absolute(path));
         else await stat(absolute(path));
         if (!changed.has(path)) return;
-        const copy = join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`);
+        const copy = join(sessionFolder(sessionId), `${durable ? 'durable' : 'floor'}-${backupFileName(absolute(path), round + 2)}`);
         if (durable) await copyIntoPlace(absolute(path), copy);
         else await copyFile(absolute(path), copy, constants.COPYFILE_FICLONE);
       });
       if (durable) {
         // Issue 10: each new backup hashed (above), its bytes and folder entry durable before the record, batched
         // as fh batches them (write all, fsync all, the folder once, then the record).
-        await fsyncAll(hot.map((path) => join(sessionFolder(sessionId), `floor-${backupFileName(absolute(path), round + 2)}`)));
+        await fsyncAll(hot.map((path) => join(sessionFolder(sessionId), `durable-${backupFileName(absolute(path), round + 2)}`)));
         await fsyncAll([sessionFolder(sessionId)]);
       }
       if (record) await durableAppend(join(folders.store, 'sessions', 'bench-floor-snapshots.jsonl'), snapshotRecordBytes);
