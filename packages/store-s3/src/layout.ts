@@ -8,6 +8,11 @@
  *   <prefix>sessions/<sessionId>/<sequence>.jsonl          one append of the session log: JSONL
  *                                                          lines, `<sequence>` zero-padded to 16
  *                                                          digits, so key order is append order
+ *   <prefix>sessions/<sessionId>/<first>-<last>.jsonl      a compacted run of the log (layout 2):
+ *                                                          exactly the bytes of the appends
+ *                                                          `<first>`..`<last>` (16 digits each),
+ *                                                          in order; it stands for them (see
+ *                                                          `S3SessionLog`, "Compaction")
  *   <prefix>sessions/<sessionId>/lock.json                 the session lock (a lease), when held
  *
  * Objects are immutable: backups and log objects are written once with `If-None-Match: *`.
@@ -20,7 +25,13 @@ export const SEQUENCE_DIGITS = 16;
 /** Object metadata names (sent as `x-amz-meta-<name>`). */
 export const METADATA = { mode: 'fh-mode', size: 'fh-size', sha256: 'fh-sha256' } as const;
 
-const LOG_OBJECT_PATTERN = /^(\d{16})\.jsonl$/;
+const LOG_OBJECT_PATTERN = /^(\d{16})(?:-(\d{16}))?\.jsonl$/;
+
+/** The appends a log object holds: `first`..`last` (equal for one append, `first < last` for a compacted run). */
+export interface LogObjectRange {
+  first: number;
+  last: number;
+}
 
 /**
  * Normalise a user prefix: no leading `/`, exactly one trailing `/` unless empty.
@@ -85,17 +96,29 @@ export class Layout {
     return `${this.sessionFolder(sessionId)}${String(sequence).padStart(SEQUENCE_DIGITS, '0')}.jsonl`;
   }
 
+  /** `<prefix>sessions/<sessionId>/<first as 16 digits>-<last as 16 digits>.jsonl`: a compacted run. */
+  compactedObjectKey(sessionId: string, first: number, last: number): string {
+    const digits = (sequence: number) => String(sequence).padStart(SEQUENCE_DIGITS, '0');
+    return `${this.sessionFolder(sessionId)}${digits(first)}-${digits(last)}.jsonl`;
+  }
+
   /** `<prefix>sessions/<sessionId>/lock.json`. */
   lockKey(sessionId: string): string {
     return `${this.sessionFolder(sessionId)}lock.json`;
   }
 
-  /** The sequence number of a log object key of `sessionId`, or undefined for any other key. */
-  logObjectSequence(sessionId: string, key: string): number | undefined {
+  /**
+   * The appends a log object key of `sessionId` holds (one append, or a compacted run), or
+   * undefined for any other key (the lock, a run whose last precedes its first).
+   */
+  logObjectRange(sessionId: string, key: string): LogObjectRange | undefined {
     const folder = this.sessionFolder(sessionId);
     if (!key.startsWith(folder)) return undefined;
     const match = LOG_OBJECT_PATTERN.exec(key.slice(folder.length));
-    return match ? Number(match[1]) : undefined;
+    if (match === null) return undefined;
+    const first = Number(match[1]);
+    const last = match[2] === undefined ? first : Number(match[2]);
+    return last >= first ? { first, last } : undefined;
   }
 
   /**

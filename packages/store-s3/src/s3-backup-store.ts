@@ -40,7 +40,7 @@ import { Layout, METADATA, normalisePrefix, validateName } from './layout.js';
 import { MAX_PARTS, MIN_PART_SIZE_BYTES, S3_STORE_DEFAULTS, type S3BackupStoreOptions } from './options.js';
 import { listObjects, type S3Context } from './s3-context.js';
 import { S3SessionLocks } from './s3-session-lock.js';
-import { S3SessionLog, type LogCursor } from './s3-session-log.js';
+import { newLogCursor, S3SessionLog, type LogCursor } from './s3-session-log.js';
 import { loadClientModule, loadStorageModule, type S3Sdk } from './sdk.js';
 import {
   isNotFound,
@@ -407,21 +407,45 @@ export class S3BackupStore implements BackupStore {
   /** The session's log (see `S3SessionLog`). Does no I/O; throws `InvalidArgumentError` for a bad id. */
   sessionLog(sessionId: string): SessionLog {
     validateName('sessionId', sessionId);
-    let cursor = this.logCursors.get(sessionId);
-    if (cursor === undefined) {
-      cursor = { nextSequence: undefined, queue: Promise.resolve() };
-      this.logCursors.set(sessionId, cursor);
-    }
-    return new S3SessionLog(this.context, sessionId, cursor);
+    return new S3SessionLog(this.context, sessionId, this.cursorOf(sessionId));
   }
 
   /**
    * Take the session's lock: a lease object renewed in the background until `release` (see
    * `S3SessionLocks`). Throws `LockedError` naming the holder if another unexpired lease exists.
+   * While it is held, this store's appends to the session trust its own view of the log; as it is
+   * released (still held), the session's log is compacted when enough appends wait (see
+   * `S3SessionLog.compact`; a failed compaction is left for the next holder, the lease is
+   * released all the same).
    */
   async lockSession(sessionId: string): Promise<SessionLock> {
     validateName('sessionId', sessionId);
-    return this.locks.lock(sessionId);
+    const cursor = this.cursorOf(sessionId);
+    const log = new S3SessionLog(this.context, sessionId, cursor);
+    const lock = await this.locks.lock(sessionId, () => log.compact().catch(() => undefined));
+    cursor.leases += 1;
+    // Another holder may have compacted the log since this store last listed it.
+    cursor.nextSequence = undefined;
+    let released = false;
+    return {
+      release: async () => {
+        if (!released) {
+          released = true;
+          cursor.leases -= 1;
+        }
+        await lock.release();
+      },
+    };
+  }
+
+  /** The session's append cursor, shared by every handle of the session in this store. */
+  private cursorOf(sessionId: string): LogCursor {
+    let cursor = this.logCursors.get(sessionId);
+    if (cursor === undefined) {
+      cursor = newLogCursor();
+      this.logCursors.set(sessionId, cursor);
+    }
+    return cursor;
   }
 
   /** Whether a holder other than this store's own locks has an unexpired lease on the session. */

@@ -49,9 +49,10 @@ export class S3SessionLocks {
   /**
    * Take the session's lock. Throws `LockedError` naming the session, the holder's host and pid,
    * and when its lease ends, if another unexpired lease exists; `UnavailableError` and
-   * `PermissionError` when S3 fails.
+   * `PermissionError` when S3 fails. `beforeRelease` runs at `release`, while the lease is still
+   * this holder's (not when a renewal found it taken over).
    */
-  async lock(sessionId: string): Promise<SessionLock> {
+  async lock(sessionId: string, beforeRelease?: () => Promise<void>): Promise<SessionLock> {
     const key = this.context.layout.lockKey(sessionId);
     const machine = thisMachine();
     const lease: LockLease = { holder: randomUUID(), host: hostname(), pid: process.pid, expiresAtMs: 0, ...(machine === undefined ? {} : { machine }) };
@@ -70,7 +71,7 @@ export class S3SessionLocks {
         etag = await this.write(key, lease, { IfMatch: existing.etag });
         if (etag === undefined) continue;
       }
-      return this.hold(sessionId, key, lease, etag);
+      return this.hold(sessionId, key, lease, etag, beforeRelease);
     }
     throw new LockedError(`session "${sessionId}" could not be locked: other holders keep changing ${this.context.describe(key)}`);
   }
@@ -82,7 +83,7 @@ export class S3SessionLocks {
     return !(this.heldHere.get(sessionId)?.has(existing.lease.holder) ?? false);
   }
 
-  private hold(sessionId: string, key: string, lease: LockLease, firstEtag: string): SessionLock {
+  private hold(sessionId: string, key: string, lease: LockLease, firstEtag: string, beforeRelease: (() => Promise<void>) | undefined): SessionLock {
     let etag: string | undefined = firstEtag;
     let released = false;
     const holders = this.heldHere.get(sessionId) ?? new Set<string>();
@@ -105,6 +106,8 @@ export class S3SessionLocks {
       release: async () => {
         if (released) return;
         released = true;
+        // Still the holder (no renewal was refused): the last work under the lease.
+        if (etag !== undefined && beforeRelease !== undefined) await beforeRelease();
         clearInterval(timer);
         await renewing;
         holders.delete(lease.holder);

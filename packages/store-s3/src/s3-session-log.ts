@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  UnavailableError,
   formatJsonl,
   parseJsonl,
   type LogEnds,
@@ -23,12 +24,106 @@ export const TAIL_BYTES_PER_OBJECT = 64 * 1024;
 /** Fewest objects `readEnds` reads at the log's tail. */
 export const MIN_TAIL_OBJECTS = 16;
 
+/**
+ * Appends after the newest compacted run (the log's first object aside) at which the session's
+ * lease holder compacts them when it releases the lease (see "Compaction" on {@link S3SessionLog}).
+ */
+export const COMPACT_AFTER_APPENDS = 4;
+
+/**
+ * Largest compacted run, in bytes, that newer appends are merged into; past it a new run starts
+ * after it. Bounds what one compaction rewrites, and keeps a 1 MiB tail to a few objects.
+ */
+export const COMPACTED_RUN_MAX_BYTES = 256 * 1024;
+
+/** Bytes of log object bodies one store keeps in memory (log objects never change once written). */
+export const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Times a read lists the log again when an object it listed was removed meanwhile (by a compaction). */
+const READ_ATTEMPTS = 3;
+
+/** One object of the log as listed: the appends `first`..`last` it holds, and its size in bytes. */
+export interface LogObject {
+  key: string;
+  first: number;
+  last: number;
+  size: number;
+}
+
+/**
+ * The session's log objects as last seen by this store: `objects`, the ones a read uses (in
+ * append order, each run standing for the appends it holds), and `superseded`, objects a
+ * compacted run holds (removed by the next compaction).
+ */
+export interface LogView {
+  objects: LogObject[];
+  superseded: string[];
+}
+
 /** Where a session's next append goes, shared by every handle of the session in one store. */
 export interface LogCursor {
   /** Next sequence number to try; undefined until the session's objects were listed. */
   nextSequence: number | undefined;
   /** Appends of this session, run one after another so their objects keep the call order. */
   queue: Promise<void>;
+  /** Leases on the session this store holds now (see `S3BackupStore.lockSession`). */
+  leases: number;
+  /** The log as this store last listed it, with its own appends since; undefined before a listing. */
+  view: LogView | undefined;
+  /** Bodies of log objects read or written by this store (see {@link BodyCache}). */
+  bodies: BodyCache;
+}
+
+/**
+ * Log object bodies by key, up to {@link BODY_CACHE_BYTES} (oldest dropped first). A log object
+ * is written once (`If-None-Match: *`) and never changed, so a cached body is never stale: a
+ * second read of the log in one process (an agent hook reads it before and under the lock)
+ * fetches only the objects added since.
+ */
+export class BodyCache {
+  private readonly bodies = new Map<string, string>();
+  private bytes = 0;
+
+  get(key: string): string | undefined {
+    return this.bodies.get(key);
+  }
+
+  set(key: string, body: string): void {
+    if (this.bodies.has(key) || body.length > BODY_CACHE_BYTES) return;
+    this.bodies.set(key, body);
+    this.bytes += body.length;
+    for (const [oldest, text] of this.bodies) {
+      if (this.bytes <= BODY_CACHE_BYTES) break;
+      this.bodies.delete(oldest);
+      this.bytes -= text.length;
+    }
+  }
+}
+
+/** A new cursor: nothing listed, nothing cached. */
+export function newLogCursor(): LogCursor {
+  return { nextSequence: undefined, queue: Promise.resolve(), leases: 0, view: undefined, bodies: new BodyCache() };
+}
+
+/**
+ * Which of `listed` a read uses, in append order: from the first sequence on, the object that
+ * reaches furthest (a compacted run over the appends it holds, a newer run over an older one it
+ * contains); an object inside one already taken is superseded. Pure.
+ */
+export function coverOf(listed: readonly LogObject[]): LogView {
+  const sorted = [...listed].sort((left, right) => left.first - right.first || right.last - left.last);
+  const objects: LogObject[] = [];
+  const superseded: string[] = [];
+  let through = 0;
+  for (const object of sorted) {
+    if (object.first <= through) {
+      superseded.push(object.key);
+      continue;
+    }
+    objects.push(object);
+    through = object.last;
+  }
+  return { objects, superseded };
 }
 
 /**
@@ -38,6 +133,18 @@ export interface LogCursor {
  * writers of one session (two sandboxes) never overwrite each other: the loser of a sequence
  * number re-lists and takes the next free one. `read` concatenates the objects in sequence order
  * and parses them with the core's `parseJsonl`, giving the records a JSONL file would.
+ *
+ * Compaction (layout 2), so reading the log's ends costs a few requests at any session length:
+ * when this store releases the session's lease and more than {@link COMPACT_AFTER_APPENDS}
+ * appends follow the newest compacted run (the log's first object, which holds its `fh-session`
+ * record, is never compacted), they are written as one object
+ * `<first>-<last>.jsonl` holding exactly their bytes in order, merged with the run before them
+ * while that stays within {@link COMPACTED_RUN_MAX_BYTES}. The run is written before anything is
+ * removed, and what it holds is removed only by the next compaction (one compaction later), so
+ * a crash at any point leaves a log that reads the same, and a reader that listed the objects
+ * just before a compaction still finds them; readers take the run over the objects it holds
+ * ({@link coverOf}), and list again if an object they listed was removed meanwhile. An append
+ * made without the lease lists the log first, so it never takes a sequence a run already holds.
  */
 export class S3SessionLog implements SessionLog {
   constructor(
@@ -67,13 +174,11 @@ export class S3SessionLog implements SessionLog {
    * S3 fails.
    */
   async read(): Promise<LogReadResult> {
-    const keys = await this.logKeys();
-    const texts = await Promise.all(keys.map(({ key }) => this.context.limit(() => this.readText(key))));
+    const texts = await this.withFreshListing(async (objects) => this.texts(objects));
     const records: LogRecord[] = [];
     const skipped: SkippedLine[] = [];
     let lineOffset = 0;
     for (const text of texts) {
-      if (text === undefined) continue;
       const parsed = parseJsonl(text);
       records.push(...parsed.records);
       for (const line of parsed.skipped) skipped.push({ line: line.line + lineOffset, reason: line.reason });
@@ -85,28 +190,51 @@ export class S3SessionLog implements SessionLog {
   /**
    * The log's bytes in append order: each object's body, streamed as it is consumed, objects in
    * sequence order (each holds whole lines, so the bytes are those of one JSONL file). Objects are
-   * fetched one at a time; one that disappeared since the listing is left out. A session without
-   * log objects yields nothing. Throws `UnavailableError`/`PermissionError` when S3 fails.
+   * fetched one at a time. An object removed since the listing (a compaction) makes it list
+   * again and go on from the next append when a listed object starts there; when the appends
+   * still to stream were merged into a run with ones already streamed, it throws
+   * `UnavailableError` (read again). A session without log objects yields nothing. Throws
+   * `UnavailableError`/`PermissionError` when S3 fails.
    */
   async *readStream(): AsyncGenerator<Uint8Array> {
-    for (const { key } of await this.logKeys()) {
-      let body: AsyncIterable<Uint8Array> | undefined;
-      try {
-        const response = await this.context.limit(async () => {
-          const { client, s3 } = await this.context.sdk();
-          return client.send(new s3.GetObjectCommand({ Bucket: this.context.bucket, Key: key }));
-        });
-        body = response.Body as AsyncIterable<Uint8Array> | undefined;
-      } catch (error) {
-        if (isNotFound(error)) continue;
-        throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
+    let streamedThrough = 0;
+    let objects = (await this.listing()).objects;
+    for (let attempt = 0; ; ) {
+      let removed = false;
+      for (const object of objects) {
+        if (object.last <= streamedThrough) continue;
+        if (object.first !== streamedThrough + 1 && streamedThrough > 0) throw this.compactedMeanwhile();
+        const cached = this.cursor.bodies.get(object.key);
+        if (cached !== undefined) {
+          yield Buffer.from(cached, 'utf8');
+          streamedThrough = object.last;
+          continue;
+        }
+        let body: AsyncIterable<Uint8Array> | undefined;
+        try {
+          const response = await this.context.limit(async () => {
+            const { client, s3 } = await this.context.sdk();
+            return client.send(new s3.GetObjectCommand({ Bucket: this.context.bucket, Key: object.key }));
+          });
+          body = response.Body as AsyncIterable<Uint8Array> | undefined;
+        } catch (error) {
+          if (!isNotFound(error)) throw await this.context.translate(error, `read session log ${this.context.describe(object.key)}`);
+          removed = true;
+          break;
+        }
+        if (body !== undefined) {
+          try {
+            for await (const chunk of body) yield chunk;
+          } catch (error) {
+            throw await this.context.translate(error, `read session log ${this.context.describe(object.key)}`);
+          }
+        }
+        streamedThrough = object.last;
       }
-      if (body === undefined) continue;
-      try {
-        for await (const chunk of body) yield chunk;
-      } catch (error) {
-        throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
-      }
+      if (!removed) return;
+      attempt += 1;
+      if (attempt >= READ_ATTEMPTS) throw this.compactedMeanwhile();
+      objects = (await this.listing()).objects;
     }
   }
 
@@ -117,36 +245,112 @@ export class S3SessionLog implements SessionLog {
    * all objects. Each object is a request, so the ends are also bounded in objects: at most
    * {@link HEAD_OBJECTS} at the head and one per {@link TAIL_BYTES_PER_OBJECT} of `tailBytes`
    * (at least {@link MIN_TAIL_OBJECTS}) at the tail; a log of many small appends is not read whole
-   * just because its bytes would fit. Sizes in bytes. Throws like {@link read}.
+   * just because its bytes would fit. With compaction the tail is a few runs and the appends
+   * since, and objects this store read or wrote before are not fetched again: a list request and
+   * a handful of gets at any session length. Sizes in bytes. Throws like {@link read}.
    */
   async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
-    const keys = await this.logKeys();
-    const total = keys.reduce((sum, entry) => sum + entry.size, 0);
-    const tailObjects = Math.max(MIN_TAIL_OBJECTS, Math.floor(tailBytes / TAIL_BYTES_PER_OBJECT));
-    if (total <= headBytes + tailBytes && keys.length <= HEAD_OBJECTS + tailObjects) return { head: (await this.read()).records, tail: [], whole: true };
-    let headCount = 0;
-    for (let used = 0; headCount < Math.min(keys.length, HEAD_OBJECTS) && used + (keys[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += keys[headCount]?.size ?? 0;
-    let tailStart = keys.length;
-    for (let used = 0; tailStart > headCount && keys.length - tailStart < tailObjects && used + (keys[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += keys[tailStart - 1]?.size ?? 0;
-    const recordsOf = async (entries: ReadonlyArray<{ key: string }>) => {
-      const texts = await Promise.all(entries.map(({ key }) => this.context.limit(() => this.readText(key))));
-      return texts.flatMap((text) => (text === undefined ? [] : parseJsonl(text).records));
-    };
-    const [head, tail] = await Promise.all([recordsOf(keys.slice(0, headCount)), recordsOf(keys.slice(tailStart))]);
-    return { head, tail, whole: false };
+    return this.withFreshListing(async (objects) => {
+      const total = objects.reduce((sum, entry) => sum + entry.size, 0);
+      const tailObjects = Math.max(MIN_TAIL_OBJECTS, Math.floor(tailBytes / TAIL_BYTES_PER_OBJECT));
+      const recordsOf = async (entries: readonly LogObject[]) => (await this.texts(entries)).flatMap((text) => parseJsonl(text).records);
+      if (total <= headBytes + tailBytes && objects.length <= HEAD_OBJECTS + tailObjects) return { head: await recordsOf(objects), tail: [], whole: true };
+      let headCount = 0;
+      for (let used = 0; headCount < Math.min(objects.length, HEAD_OBJECTS) && used + (objects[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += objects[headCount]?.size ?? 0;
+      let tailStart = objects.length;
+      for (let used = 0; tailStart > headCount && objects.length - tailStart < tailObjects && used + (objects[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += objects[tailStart - 1]?.size ?? 0;
+      const [head, tail] = await Promise.all([recordsOf(objects.slice(0, headCount)), recordsOf(objects.slice(tailStart))]);
+      return { head, tail, whole: false };
+    });
+  }
+
+  /**
+   * Compact the appends after the newest run (see "Compaction" on the class): first remove what
+   * the previous compaction superseded, then write the new run. Only for the lease holder, as it
+   * releases the lease (`S3BackupStore.lockSession`); works from this store's view of the log (its
+   * last listing and its own appends since), so it sends no list request, and nothing at all
+   * when fewer than {@link COMPACT_AFTER_APPENDS} appends wait. Throws the store's errors; a
+   * failure at any point leaves a log that reads the same.
+   */
+  async compact(): Promise<void> {
+    await this.cursor.queue;
+    const view = this.cursor.view;
+    if (view === undefined) return;
+    const { objects } = view;
+    // The trailing appends, each right after the one before (a run never claims a sequence it
+    // does not hold), never the log's first object.
+    let start = objects.length;
+    while (start > 1 && isAppend(objects[start - 1] as LogObject) && (start === objects.length || (objects[start - 1] as LogObject).last + 1 === (objects[start] as LogObject).first)) start -= 1;
+    const waiting = objects.length - start;
+    if (waiting < COMPACT_AFTER_APPENDS && view.superseded.length === 0) return;
+    if (view.superseded.length > 0) {
+      await this.deleteKeys(view.superseded);
+      view.superseded = [];
+    }
+    if (waiting < COMPACT_AFTER_APPENDS) return;
+    const before = objects[start - 1];
+    const run = objects.slice(start);
+    const runBytes = run.reduce((sum, object) => sum + object.size, 0);
+    if (before !== undefined && start > 1 && !isAppend(before) && before.last + 1 === (run[0] as LogObject).first && before.size + runBytes <= COMPACTED_RUN_MAX_BYTES) run.unshift(before);
+    const first = (run[0] as LogObject).first;
+    const last = (run.at(-1) as LogObject).last;
+    const body = (await this.texts(run)).join('');
+    const key = this.context.layout.compactedObjectKey(this.sessionId, first, last);
+    await this.context.limit(() => this.putIfAbsent(key, body));
+    this.cursor.bodies.set(key, body);
+    const replaced = new Set(run.map((object) => object.key));
+    view.objects = [...objects.filter((object) => !replaced.has(object.key) && object.last < first), { key, first, last, size: Buffer.byteLength(body) }, ...objects.filter((object) => object.first > last)];
+    view.superseded = [...replaced];
+  }
+
+  /** The error for a read that met a compaction too often. */
+  private compactedMeanwhile(): Error {
+    return new UnavailableError(
+      `read session log ${this.context.describe(this.context.layout.sessionFolder(this.sessionId))}: ` +
+        'its objects were compacted while it was read; read it again',
+    );
+  }
+
+  /**
+   * Run `read` over the listed objects; when an object it needed was removed since the listing
+   * (`MissingObjectError` from {@link texts}), list again and rerun, up to {@link READ_ATTEMPTS} times.
+   */
+  private async withFreshListing<T>(read: (objects: readonly LogObject[]) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      const { objects } = await this.listing();
+      try {
+        return await read(objects);
+      } catch (error) {
+        if (!(error instanceof MissingObjectError)) throw error;
+        if (attempt >= READ_ATTEMPTS) throw this.compactedMeanwhile();
+      }
+    }
+  }
+
+  /** The bodies of `objects`, in order: cached, else fetched (in parallel). Throws `MissingObjectError` for one removed since listed. */
+  private async texts(objects: readonly LogObject[]): Promise<string[]> {
+    return Promise.all(
+      objects.map(async ({ key }) => {
+        const text = this.cursor.bodies.get(key) ?? (await this.context.limit(() => this.readText(key)));
+        if (text === undefined) throw new MissingObjectError(key);
+        this.cursor.bodies.set(key, text);
+        return text;
+      }),
+    );
   }
 
   private async appendObject(body: string): Promise<void> {
+    // Without the lease a compaction may have run since this store last listed: list first.
+    if (this.cursor.leases === 0) this.cursor.nextSequence = undefined;
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt += 1) {
-      if (this.cursor.nextSequence === undefined) {
-        const keys = await this.logKeys();
-        this.cursor.nextSequence = (keys.at(-1)?.sequence ?? 0) + 1;
-      }
-      const sequence = this.cursor.nextSequence;
+      if (this.cursor.nextSequence === undefined) await this.listing();
+      const sequence = this.cursor.nextSequence as number;
       const key = this.context.layout.logObjectKey(this.sessionId, sequence);
       const written = await this.context.limit(() => this.putIfAbsent(key, body));
       if (written) {
         this.cursor.nextSequence = sequence + 1;
+        this.cursor.bodies.set(key, body);
+        this.cursor.view?.objects.push({ key, first: sequence, last: sequence, size: Buffer.byteLength(body) });
         return;
       }
       this.cursor.nextSequence = undefined;
@@ -180,14 +384,40 @@ export class S3SessionLog implements SessionLog {
     return (await this.readText(key)) === body;
   }
 
-  private async logKeys(): Promise<Array<{ key: string; sequence: number; size: number }>> {
-    const folder = this.context.layout.sessionFolder(this.sessionId);
-    const keys: Array<{ key: string; sequence: number; size: number }> = [];
-    for (const object of await listObjects(this.context, folder)) {
-      const sequence = object.Key === undefined ? undefined : this.context.layout.logObjectSequence(this.sessionId, object.Key);
-      if (sequence !== undefined && object.Key !== undefined) keys.push({ key: object.Key, sequence, size: object.Size ?? 0 });
+  /** Delete `keys` (one DeleteObjects request per 1,000); a key already gone is not an error. */
+  private async deleteKeys(keys: readonly string[]): Promise<void> {
+    for (let start = 0; start < keys.length; start += 1000) {
+      const batch = keys.slice(start, start + 1000);
+      await this.context.limit(async () => {
+        const context = `compact session log ${this.context.describe(this.context.layout.sessionFolder(this.sessionId))}`;
+        let errors;
+        try {
+          const { client, s3 } = await this.context.sdk();
+          ({ Errors: errors } = await client.send(new s3.DeleteObjectsCommand({ Bucket: this.context.bucket, Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true } })));
+        } catch (error) {
+          throw await this.context.translate(error, context);
+        }
+        const first = errors?.[0];
+        if (first) throw await this.context.translate(Object.assign(new Error(first.Message ?? first.Code ?? 'delete failed'), { name: first.Code ?? 'Error' }), `${context}: could not delete ${this.context.describe(first.Key ?? '')}`);
+      });
     }
-    return keys.sort((left, right) => left.sequence - right.sequence);
+  }
+
+  /**
+   * List the session's log objects (see {@link coverOf}); remembers the result as this store's
+   * view, and where the next append goes (past the last append any object holds).
+   */
+  private async listing(): Promise<LogView> {
+    const folder = this.context.layout.sessionFolder(this.sessionId);
+    const listed: LogObject[] = [];
+    for (const object of await listObjects(this.context, folder)) {
+      const range = object.Key === undefined ? undefined : this.context.layout.logObjectRange(this.sessionId, object.Key);
+      if (range !== undefined && object.Key !== undefined) listed.push({ key: object.Key, ...range, size: object.Size ?? 0 });
+    }
+    const view = coverOf(listed);
+    this.cursor.view = view;
+    this.cursor.nextSequence = listed.reduce((highest, object) => Math.max(highest, object.last), 0) + 1;
+    return view;
   }
 
   /** The object's text, or undefined if it disappeared since it was listed. */
@@ -201,5 +431,18 @@ export class S3SessionLog implements SessionLog {
       if (isNotFound(error)) return undefined;
       throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
     }
+  }
+}
+
+/** Whether `object` is one append (not a compacted run). */
+function isAppend(object: LogObject): boolean {
+  return object.first === object.last;
+}
+
+/** An object listed a moment ago is gone (a compaction removed it): the read lists again. */
+class MissingObjectError extends Error {
+  override readonly name = 'MissingObjectError';
+  constructor(readonly key: string) {
+    super(`log object ${key} is gone`);
   }
 }
