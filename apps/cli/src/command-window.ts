@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import type { CommandCapture, CommandJournal, CommandProbe, CommandWindow, FileHistory } from '@fh/core';
 import type { StoreLocation } from './store-uri.js';
 
-/** The agent tool whose commands `fh hook` captures. */
-export const COMMAND_TOOL = 'Bash';
+export { COMMAND_TOOL } from './hook-tools.js';
 
 /**
  * How long a window may stay open before any later event of the session ends it, in ms, unless

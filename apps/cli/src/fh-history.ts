@@ -4,7 +4,7 @@
  * A session held by another process (an agent's hook running at that moment) is waited for, up
  * to a limit, before its `LockedError` is passed on.
  */
-import { FhError, FileHistory, type BackupStore } from '@fh/core';
+import { FhError, FileHistory, type BackupStore, type LogEnds, type SessionLock } from '@fh/core';
 
 /** Options of {@link openFhHistory}. */
 export interface OpenFhHistoryOptions {
@@ -16,6 +16,10 @@ export interface OpenFhHistoryOptions {
   onWarning?: (message: string) => void;
   /** `'latest'`: rebuild only the newest snapshot, for trackEdit (see `FileHistoryOptions.rebuild`). Default `'all'`. */
   rebuild?: 'all' | 'latest';
+  /** A lock on the session the caller already holds, handed to the history (see `FileHistoryOptions.sessionLock`). */
+  sessionLock?: SessionLock;
+  /** The log's ends read under `sessionLock` (see `FileHistoryOptions.logEnds`). */
+  logEnds?: LogEnds;
 }
 
 /** Pause between attempts to open a held session, in ms. */
@@ -32,6 +36,8 @@ export async function openFhHistory(store: BackupStore, sessionId: string, proje
         store,
         lock: options.lock,
         ...(options.rebuild === undefined ? {} : { rebuild: options.rebuild }),
+        ...(options.sessionLock === undefined ? {} : { sessionLock: options.sessionLock }),
+        ...(options.logEnds === undefined ? {} : { logEnds: options.logEnds }),
         ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
       });
     } catch (error) {

@@ -13,6 +13,14 @@
  * nested objects and arrays), so the edit's file is still backed up before the tool writes it.
  */
 
+import { createRequire } from 'node:module';
+
+/**
+ * `node:fs` through `require`: an ESM import of `node:fs` copies its exports, whose lazy getters
+ * (`ReadStream`, ...) load Node's stream modules, about 14 ms an event fh ignores would pay.
+ */
+const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
+
 /** Events up to this many bytes (8 MiB) are parsed whole; bigger ones keep only their scalar fields. */
 export const MAX_PARSED_EVENT_BYTES = 8 * 1024 * 1024;
 
@@ -324,7 +332,7 @@ function parseToken(parts: Buffer[]): unknown {
  * object or of the stream, whichever comes first. Throws {@link HookInputError} when the text is
  * not one JSON object.
  */
-export async function readHookEvent(stream: NodeJS.ReadableStream, limit: number = MAX_PARSED_EVENT_BYTES): Promise<HookInput> {
+export async function readHookEvent(stream: AsyncIterable<Buffer | string>, limit: number = MAX_PARSED_EVENT_BYTES): Promise<HookInput> {
   const scanner = new EventScanner(limit);
   for await (const chunk of stream) {
     scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
@@ -388,4 +396,38 @@ export function eventPromptText(value: unknown): string {
     throw new HookInputError(`the hook event's prompt is an array with no text blocks (it must be a string); nothing recorded`);
   }
   throw new HookInputError(`the hook event's prompt must be a string, not ${kindOf(value)}; nothing recorded`);
+}
+
+/** Bytes asked of stdin per read (1 MiB). */
+const STDIN_READ_BYTES = 1024 * 1024;
+
+/**
+ * stdin's bytes as they arrive, read straight from file descriptor 0 (`fs.read`), so a hook event
+ * costs no `process.stdin` stream (for a pipe that is a `net.Socket` with its module, several ms
+ * per event). A descriptor that cannot be read that way (non-blocking: `EAGAIN`) hands over to
+ * `process.stdin` for the rest. Ends at end of file.
+ */
+export async function* stdinChunks(): AsyncGenerator<Buffer | string> {
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(STDIN_READ_BYTES);
+    let count: number;
+    try {
+      count = await new Promise<number>((resolve, reject) => fs.read(0, buffer, 0, STDIN_READ_BYTES, null, (error, bytes) => (error === null ? resolve(bytes) : reject(error))));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      for await (const chunk of process.stdin) yield chunk as Buffer | string;
+      return;
+    }
+    if (count === 0) return;
+    yield buffer.subarray(0, count);
+  }
+}
+
+/**
+ * True when stdin is a terminal or another device that is not `/dev/null` (no hook event can
+ * come from one), from one `fstat` (the `tty` module would load Node's `net`, about 13 ms).
+ */
+export function stdinIsDevice(): boolean {
+  const stats = fs.fstatSync(0);
+  return stats.isCharacterDevice() && stats.rdev !== fs.statSync('/dev/null', { throwIfNoEntry: false })?.rdev;
 }

@@ -21,7 +21,7 @@ import { fileHistoryMakeSnapshot } from './snapshot/make-snapshot.js';
 import { coalesceSnapshotUpdates, RecordQueue } from './state/record-queue.js';
 import { attachmentRecords, deltaRecord, fhSessionRecord, parseFhSessionRecord, snapshotRecord, SNAPSHOT_UPDATE_MAX_FILES } from './state/records.js';
 import { readLogEnds } from './state/log-ends.js';
-import { rebuildStateFromLog } from './state/rebuild.js';
+import { rebuildStateFromLog, StateRebuilder } from './state/rebuild.js';
 import { rebuildFromTail } from './state/tail-rebuild.js';
 import { latestStateFromTail } from './state/restore-state.js';
 import { notedDiff } from './state/snapshot-chain.js';
@@ -31,7 +31,7 @@ import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind/rewind.js';
 import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot/snapshot-events.js';
 import { findSnapshot } from './state/state-queries.js';
-import type { BackupStore, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
+import type { BackupStore, LogEnds, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
 import { fileHistoryTrackEdit } from './track/track-edit.js';
 import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
@@ -93,6 +93,17 @@ export interface FileHistoryOptions {
    * snapshot, the whole log is read as with `'all'`.
    */
   rebuild?: 'all' | 'latest';
+  /**
+   * A lock on the session the caller already took (`store.lockSession`), held by the history
+   * instead of taking one, and released by `close()` (or when opening fails). Default: none.
+   */
+  sessionLock?: SessionLock;
+  /**
+   * With `rebuild: 'latest'`: the log's ends (`readLogEnds`) the caller read while holding
+   * `sessionLock`, so the history does not read them again (an agent hook reads them once per
+   * event). Ignored without `sessionLock` (ends read before the lock may be stale).
+   */
+  logEnds?: LogEnds;
   /**
    * Receives warnings that do not stop the history: session-log lines and records skipped while
    * rebuilding, keys dropped as outside the project root, a project root other than the one the
@@ -217,23 +228,45 @@ interface LogReading {
 async function readSessionLog(log: SessionLog, context: FileHistoryContext, options: FileHistoryOptions): Promise<LogReading> {
   const warn = options.onWarning ?? (() => {});
   if (options.rebuild === 'latest' && options.initialState === undefined) {
-    const latest = await readLatestOnly(log, context, warn);
+    const latest = await readLatestOnly(log, context, warn, options.sessionLock === undefined ? undefined : options.logEnds);
     if (latest !== undefined) return latest;
   }
   return readWholeLog(log, context, options, warn);
 }
 
 /**
- * The newest snapshots, from the log's ends (see `rebuild: 'latest'`), or undefined when the log
- * cannot read its ends, is small enough to read whole, has no `fh-session` record at its start,
- * or its tail does not settle the newest snapshot. Every tracked file is in the newest snapshot
+ * The whole state from the records of a log read whole by `readEnds` (a small log), as
+ * `readWholeLog` would rebuild it but without reading the log again; undefined when the log has
+ * no `fh-session` record (its first open, which `readWholeLog` completes).
+ */
+function wholeFromEnds(records: readonly LogRecord[], context: FileHistoryContext, warn: (message: string) => void): LogReading | undefined {
+  const recordWarnings: string[] = [];
+  const rebuilder = new StateRebuilder({ projectRoot: context.projectRoot, onWarning: (message) => recordWarnings.push(message) });
+  for (const record of records) rebuilder.push(record);
+  const recordedRoot = rebuilder.sessions.map((session) => session.projectRoot).find((root) => root !== undefined);
+  if (rebuilder.sessions.length === 0) return undefined;
+  if (recordedRoot !== undefined && recordedRoot !== context.projectRoot) {
+    warn(`session ${context.sessionId} was recorded for project ${recordedRoot} and is opened for ${context.projectRoot}`);
+  }
+  for (const message of recordWarnings) warn(message);
+  const { state, diffBase } = rebuilder.finish();
+  return { state, partial: false, diffBase };
+}
+
+/**
+ * The newest snapshots, from the log's ends (see `rebuild: 'latest'`; `given`: ends the caller
+ * read under the lock), or undefined when the log cannot read its ends, has no `fh-session`
+ * record at its start, or its tail does not settle the newest snapshot. A log small enough to
+ * read whole is rebuilt whole from the records read (`wholeFromEnds`, no second read), so its
+ * history can do everything. Every tracked file is in the newest snapshot
  * (each snapshot covers them all), so its keys are the tracked files. When the tail starts at an
  * `fh-snapshot` full record, the state also holds the session's snapshot count and retention
  * index (`heldSnapshots`, `superseded`), so `makeSnapshot` can continue from it.
  */
-async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void): Promise<LogReading | undefined> {
-  const ends = await readLogEnds(log);
-  if (ends === undefined || ends.whole) return undefined;
+async function readLatestOnly(log: SessionLog, context: FileHistoryContext, warn: (message: string) => void, given: LogEnds | undefined): Promise<LogReading | undefined> {
+  const ends = given ?? (await readLogEnds(log));
+  if (ends === undefined) return undefined;
+  if (ends.whole) return wholeFromEnds(ends.head, context, warn);
   const recordedRoot = ends.head.map((record) => parseFhSessionRecord(record, warn)?.projectRoot).find((root) => root !== undefined);
   if (recordedRoot === undefined) return undefined;
   const tail = latestStateFromTail(ends.tail, { projectRoot: context.projectRoot, onWarning: warn });
@@ -454,7 +487,7 @@ export class FileHistory implements FileHistoryReader {
     if (options.rebuild !== undefined && options.rebuild !== 'all' && options.rebuild !== 'latest') {
       throw new InvalidArgumentError(`rebuild must be 'all' or 'latest', got ${JSON.stringify(options.rebuild)}`);
     }
-    return FileHistory.create(options, undefined, undefined);
+    return FileHistory.create(options, options.sessionLock, undefined);
   }
 
   /**

@@ -1,0 +1,257 @@
+/**
+ * The part of `fh hook` that acts on an event (see `hook.ts` for what each event does), loaded
+ * only for events fh acts on: it opens the store and the session's history.
+ *
+ * Reads: the session log's two ends (`readLogEnds`) are read once per event, under the session's
+ * lock, and handed to `FileHistory.open` (`logEnds`), which does not read them again. An edit
+ * event first reads them without the lock: a file the newest snapshot already tracks is settled
+ * there, and nothing else is done; only an edit that must back a file up takes the lock, and
+ * reads the ends again under it (records appended meanwhile count).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  agentFromIds,
+  entryChangedBy,
+  FhError,
+  latestSnapshotFromLog,
+  latestSnapshotFromTail,
+  parseFhSessionRecord,
+  readLogEnds,
+  realPathOrNearest,
+  takeCheckpoint,
+  toTrackingPath,
+  userMessageRecord,
+  type BackupStore,
+  type LogEnds,
+  type LogRecord,
+  type SessionLock,
+  worktreeStateRecord,
+  WORKTREE_STATE_RECORD_TYPE,
+} from '@fh/core';
+import { commandFolder, endStaleWindows, openCommandTools } from '../command-window.js';
+import { openFhHistory } from '../fh-history.js';
+import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
+import { probeWorktree } from '../worktree-probe.js';
+import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
+import type { HookAction, HookEvent, HookOptions } from './hook.js';
+
+/**
+ * How long to wait for a session held by another process, in ms: longer than the fs store's
+ * default stale time (10 s), so a lock left by a process that was killed is taken over rather
+ * than given up on.
+ */
+const LOCK_WAIT_MS = 15_000;
+
+/** Pause between attempts to lock a held session, in ms. */
+const LOCK_RETRY_MS = 25;
+
+/** The checked fields of an event fh acts on (see `hook-input.ts`). */
+export interface HookEventFields {
+  sessionId: string;
+  /** The agent's working folder (absolute). */
+  cwd: string;
+  /** A prompt's text (`''` for other events). */
+  prompt: string;
+}
+
+/**
+ * Act on `event` as `action` says (see `hook.ts`), with its checked `fields`. Throws on failure; the
+ * session's lock is released on every path.
+ */
+export async function actOnHookEvent(event: HookEvent, action: HookAction, fields: HookEventFields, options: HookOptions): Promise<void> {
+  const { sessionId, cwd } = fields;
+  const environment = options.environment ?? process.env;
+  const home = environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir();
+  const location = parseStoreUri(options.store ?? defaultStoreUri(environment), { cwd, home });
+  const store = await openStore(location);
+  const log = store.sessionLog(sessionId);
+  // An edit of a tracked file is settled without the lock; every other action writes, so it
+  // takes the lock first and reads the log's ends once, under it: unless the project folder fh
+  // would fall back to is missing, when the log is read first to find the one the session
+  // recorded (so a missing project touches no store).
+  const fallback = options.project !== undefined ? resolve(cwd, options.project) : environment.CLAUDE_PROJECT_DIR ? resolve(cwd, environment.CLAUDE_PROJECT_DIR) : cwd;
+  const lockFirst = action.kind !== 'edit' && (await isFolder(fallback));
+  let lock = lockFirst ? await lockSession(store, sessionId) : undefined;
+  try {
+    let ends = await readLogEnds(log);
+    let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
+    const allRecords = async (): Promise<LogRecord[]> => (everything ??= (await log.read()).records);
+    const project = await projectOf(sessionId, cwd, options, environment, ends, allRecords);
+    const projectRoot = project.root;
+    if (!(await isFolder(projectRoot))) throw new Error(`project folder ${projectRoot} (${project.source}) does not exist; nothing recorded`);
+    const agent = agentFromIds(event.agent_id, event.agent_type);
+    let absolutePath: string | undefined;
+    if (action.kind === 'edit') {
+      if (!isAbsolute(action.path) && !(await isFolder(cwd))) throw new Error(`the event's cwd ${cwd} does not exist; nothing recorded`);
+      absolutePath = isAbsolute(action.path) ? action.path : resolve(cwd, action.path);
+      // From the newest full record on (the tail, or the whole log when it was read whole).
+      const newest = ends === undefined ? undefined : ends.whole ? ends.head : ends.tail;
+      const latest = (newest === undefined ? undefined : latestSnapshotFromTail(newest, { projectRoot })) ?? latestSnapshotFromLog(await allRecords(), { projectRoot });
+      let key: string | undefined;
+      try {
+        key = toTrackingPath(projectRoot, absolutePath);
+      } catch {
+        // Outside the root as written (perhaps inside its real location): trackEdit decides.
+      }
+      // Only a path with no symlink on the way is settled here: through a link, the file the edit
+      // writes is another one, which trackEdit resolves and may not have backed up yet.
+      const entry = key === undefined ? undefined : latest?.trackedFileBackups[key];
+      if (entry !== undefined && entryChangedBy(entry, agent) && !throughSymlink(projectRoot, absolutePath)) return;
+    }
+    if (lock === undefined) {
+      // A backup to make (or a record to write): under the lock, from the log as it is now.
+      lock = await lockSession(store, sessionId);
+      ends = await readLogEnds(log);
+      everything = ends?.whole === true ? ends.head : undefined;
+    }
+    const onWarning = (message: string): void => {
+      process.stderr.write(`fh hook: warning: ${message}\n`);
+    };
+    // Every event needs only the newest snapshot: trackEdit and the command windows attach to it,
+    // and a prompt's makeSnapshot continues from it (the full record carries what retention needs),
+    // so no event rebuilds the session's older snapshots.
+    const held = lock;
+    lock = undefined;
+    const history = await openFhHistory(store, sessionId, projectRoot, {
+      lock: true,
+      waitMs: LOCK_WAIT_MS,
+      onWarning,
+      rebuild: 'latest',
+      ...(held === undefined ? {} : { sessionLock: held }),
+      ...(ends === undefined ? {} : { logEnds: ends }),
+    });
+    try {
+      if (!history.enabled) return;
+      if (action.kind === 'command') {
+        const command = commandPhase(event);
+        if (command !== undefined) await handleCommandEvent(history, command, event, { location, environment, home, sessionId });
+        return;
+      }
+      if (absolutePath !== undefined) {
+        // No snapshot yet (no prompt seen, e.g. hooks installed mid-session): take a session-start
+        // checkpoint first, so this edit has a turn to attach its backup to.
+        if (history.state.snapshots.length === 0) await history.makeSnapshot(randomUUID());
+        await (agent.by === 'subagent' ? history.forSubagent(agent).trackEdit(absolutePath) : history.trackEdit(absolutePath));
+        return;
+      }
+      if (action.kind === 'stop' && history.state.snapshots.length === 0) return;
+      // Commands still open ran in the turn that is ending: attach what they changed to its
+      // checkpoint before the new one is taken. A session with no window folder has none open,
+      // so the command probe is not even loaded.
+      if (existsSync(commandFolder(location, environment, home, sessionId))) {
+        reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId), 0));
+      }
+      if (action.kind === 'stop') {
+        // The snapshot first, then its mark: a mark never names a snapshot that is not durable.
+        await takeCheckpoint(history, { kind: 'end-of-turn', log });
+        return;
+      }
+      const { prompt } = fields;
+      const messageId = randomUUID();
+      // The records were read under the lock: only this session's own UserPromptSubmit events add
+      // user records, so the newest one is the previous prompt.
+      const partial = ends !== undefined && !ends.whole;
+      const isPrompt = (record: LogRecord) => record.type === 'user' && typeof record.uuid === 'string';
+      const previous = (partial ? ends?.tail.findLast(isPrompt) : undefined) ?? (await allRecords()).findLast(isPrompt);
+      const worktree = worktreeStateChange(sessionId, cwd, partial ? (ends?.tail ?? []) : await allRecords());
+      await log.append([
+        ...(worktree === undefined ? [] : [worktree]),
+        userMessageRecord({
+          uuid: messageId,
+          parentUuid: previous === undefined ? null : (previous.uuid as string),
+          sessionId,
+          text: prompt,
+          timestamp: new Date(),
+          cwd,
+        }),
+      ]);
+      await history.makeSnapshot(messageId);
+    } finally {
+      await history.close();
+    }
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * The session's lock, waiting up to {@link LOCK_WAIT_MS} for another holder; undefined for a
+ * store that cannot lock. Throws the last `LockedError` past the wait, and the store's errors.
+ */
+async function lockSession(store: BackupStore, sessionId: string): Promise<SessionLock | undefined> {
+  if (!store.capabilities.locking || typeof store.lockSession !== 'function') return undefined;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await store.lockSession(sessionId);
+    } catch (error) {
+      if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() >= deadline) throw error;
+      await new Promise((wake) => setTimeout(wake, LOCK_RETRY_MS));
+    }
+  }
+}
+
+/**
+ * The project folder (see `hook.ts`): `--project`, else the one the session's `fh-session`
+ * record names (in the log's head, or anywhere in it), else `$CLAUDE_PROJECT_DIR`, else `cwd`.
+ */
+async function projectOf(
+  sessionId: string,
+  cwd: string,
+  options: HookOptions,
+  environment: NodeJS.ProcessEnv,
+  ends: LogEnds | undefined,
+  allRecords: () => Promise<LogRecord[]>,
+): Promise<{ root: string; source: string }> {
+  if (options.project !== undefined) return { root: resolve(cwd, options.project), source: '--project' };
+  const findRecorded = (records: readonly LogRecord[]) => records.map((record) => parseFhSessionRecord(record)).find((record) => record !== undefined);
+  const recorded = (ends !== undefined && !ends.whole ? findRecorded(ends.head) : undefined) ?? findRecorded(await allRecords());
+  if (recorded !== undefined) return { root: resolve(recorded.projectRoot), source: `the project session ${sessionId} recorded` };
+  const projectDirectory = environment.CLAUDE_PROJECT_DIR;
+  if (projectDirectory !== undefined && projectDirectory !== '') return { root: resolve(cwd, projectDirectory), source: 'CLAUDE_PROJECT_DIR' };
+  return { root: cwd, source: "the event's cwd" };
+}
+
+/**
+ * The `worktree-state` record to append with a prompt, or undefined: the event's `cwd` is in a
+ * linked git worktree (see `probeWorktree`) and the newest `worktree-state` among `recent` (the
+ * log's tail, or all of it) does not name that worktree, or it is not in one and that record
+ * names a worktree (then `worktreeSession: null`, the session left it). Each prompt in a worktree
+ * without such a record in `recent` records it again, so the log's tail always settles it.
+ */
+function worktreeStateChange(sessionId: string, cwd: string, recent: readonly LogRecord[]): LogRecord | undefined {
+  const worktree = probeWorktree(cwd);
+  const last = recent.findLast((record) => record.type === WORKTREE_STATE_RECORD_TYPE);
+  const lastPath = (last?.worktreeSession as { worktreePath?: unknown } | null | undefined)?.worktreePath;
+  if (worktree !== undefined) return lastPath === worktree.worktreePath ? undefined : worktreeStateRecord(sessionId, worktree);
+  return typeof lastPath === 'string' ? worktreeStateRecord(sessionId, null) : undefined;
+}
+
+/**
+ * True when `absolutePath` (inside `projectRoot`) is a symlink or lies under one, below the root:
+ * its real path (of its nearest existing part) differs from the path joined to the root's real
+ * path. Errors other than a missing path count as true, so the caller takes the careful way.
+ */
+function throughSymlink(projectRoot: string, absolutePath: string): boolean {
+  try {
+    if (lstatSync(absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true) return true;
+    const realRoot = realpathSync.native(projectRoot);
+    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    return real !== join(realRoot, relative(projectRoot, absolutePath));
+  } catch {
+    return true;
+  }
+}
+
+/** True when `path` is an existing folder (following links). */
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
