@@ -1,29 +1,43 @@
 /**
  * `NodeCommandProbe`: the `CommandProbe` of `@fh/core`'s command window for real projects.
  *
- * In a git work tree (`git rev-parse` succeeds in the project folder):
- * - `begin` copies the index (`git rev-parse --git-path index`) to `{stateDir}/{windowId}.index`
- *   and runs `git status --porcelain=v2 -z --untracked-files=all --ignored=matching` against that
- *   copy (`GIT_INDEX_FILE`), limited to the project folder: dirty and untracked files are the
- *   ones fh backs up itself, ignored ones are listed for the report; clean files are not touched;
- * - `end` runs the same status against the same saved copy, so files whose bytes, executable bit
- *   or presence differ from the index *as it was before the command* are named with their blob
- *   id, whatever the command did to the real index (`checkout`, `stash`, `reset --hard`, `commit`);
- * - `materializeBlobs` writes the blobs of files the command really changed to
- *   `{stateDir}/{windowId}.blob-{n}` with one `git cat-file --batch`.
+ * In a git work tree (a `.git` at or above the project folder), by default no `git` runs for
+ * `begin` or `end` (`git-scan.ts`): `begin` reads the index file in-process (read-only), `lstat`s
+ * every entry and proves each clean by git's stat data or by hashing its bytes (racy entries,
+ * modified within the same second the index was written, are always hashed), walks the folders
+ * for untracked files with the `.gitignore` rules, and writes a tree file
+ * (`{stateDir}/{windowId}.tree`: every clean entry's blob id and `lstat` facts, every folder's
+ * facts); `end` `lstat`s the same entries against that tree and reads again only the folders whose
+ * facts changed. A file whose bytes or permission bits (all of them, not only the executable bit)
+ * differ from the begin is named with its blob id, whatever the command did to the real index
+ * (`checkout`, `stash`, `reset --hard`, `commit`).
+ *
+ * Repositories that scan does not handle (`.gitattributes`, `core.autocrlf` and other config that
+ * makes the work tree's bytes differ from the blobs, submodules, a split or sparse index, entries
+ * marked skip-worktree or assume-unchanged) use `git status` instead:
+ * - `begin` copies the index to `{stateDir}/{windowId}.index` and runs
+ *   `git status --porcelain=v2 -z --untracked-files=all --ignored=matching` against that copy
+ *   (`GIT_INDEX_FILE`), limited to the project folder: dirty and untracked files are the ones fh
+ *   backs up itself, ignored ones are listed for the report; clean files are not touched;
+ * - `end` runs the same status against the same saved copy. There only the executable bit of a
+ *   clean file is compared (git records no other permission bits).
+ * Either way `materializeBlobs` writes the blobs of files the command really changed to
+ * `{stateDir}/{windowId}.blob-{n}` with one `git cat-file --batch`.
  * Outside a git work tree, `begin` and `end` walk the project folder with `.gitignore` rules
  * (every `.gitignore` on the way, through the `ignore` package; `.git` folders always skipped).
  *
- * Layout of `stateDir` (one folder per session): `{windowId}.index`, `{windowId}.blob-{n}`; all
- * removed by `release`. Nothing is written into the project or its `.git`.
+ * Layout of `stateDir` (one folder per session): `{windowId}.tree` or `{windowId}.index`,
+ * `{windowId}.blob-{n}`; all removed by `release`. Nothing is written into the project or its `.git`.
  */
-import type { BlobRequest, CommandProbe, EntryFacts, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
+import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
 import { factsOf, MISSING_FACTS } from '@fh/core';
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import ignore, { type Ignore } from 'ignore';
+import ignore from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
+import { isIgnored, type Rules } from './ignore-rules.js';
+import { readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanTree } from './git-scan.js';
 
 /** Options of {@link NodeCommandProbe}. */
 export interface NodeCommandProbeOptions {
@@ -46,6 +60,13 @@ interface GitState {
   indexCopy: string;
 }
 
+/** What the probe keeps between `begin` and `end` of a window scanned in-process (`git-scan.ts`). */
+interface ScanState extends GitLocation {
+  kind: 'scan';
+  /** The tree file of the begin. */
+  treeFile: string;
+}
+
 /** Folders a walk never enters, whatever the ignore files say. */
 const ALWAYS_SKIPPED = new Set(['.git']);
 
@@ -54,6 +75,8 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly stateDir: string;
   private readonly gitBinary: string;
   private readonly umask: number;
+  /** Trees of windows begun by this instance, so an end in the same process does not read the tree file back. */
+  private readonly trees = new Map<string, ScanTree>();
 
   constructor(options: NodeCommandProbeOptions) {
     if (typeof options?.stateDir !== 'string' || !isAbsolute(options.stateDir)) {
@@ -68,6 +91,14 @@ export class NodeCommandProbe implements CommandProbe {
     const located = this.locateRepository(projectRoot);
     if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot) };
     await mkdir(this.stateDir, { recursive: true });
+    const scanned = unsupportedRepository(located) === undefined ? scanBegin(projectRoot, located) : undefined;
+    if (scanned !== undefined && !('unsupported' in scanned)) {
+      const treeFile = join(this.stateDir, `${windowId}.tree`);
+      writeTree(treeFile, scanned.tree);
+      this.trees.set(windowId, scanned.tree);
+      const state: ScanState = { kind: 'scan', ...located, treeFile };
+      return { kind: 'git', state: state as unknown as JsonValue, own: scanned.own, ignored: scanned.ignored };
+    }
     const indexCopy = join(this.stateDir, `${windowId}.index`);
     try {
       await copyFile(located.index, indexCopy);
@@ -86,9 +117,15 @@ export class NodeCommandProbe implements CommandProbe {
     }
   }
 
-  async end(projectRoot: string, _windowId: string, state: JsonValue): Promise<ProbeEnd> {
-    const saved = state as unknown as GitState | { kind: 'walk' };
+  async end(projectRoot: string, windowId: string, state: JsonValue): Promise<ProbeEnd> {
+    const saved = state as unknown as GitState | ScanState | { kind: 'walk' };
     if (saved.kind === 'walk') return { ...walkProject(projectRoot), indexChanged: new Map() };
+    if (saved.kind === 'scan') {
+      const scanned = scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile));
+      const indexChanged = new Map<string, IndexEntry>();
+      for (const [path, change] of scanned.changed) indexChanged.set(path, { blobId: change.blobId, gitMode: change.gitMode, mode: change.mode, contentChanged: change.contentChanged });
+      return { own: scanned.own, ignored: scanned.ignored, indexChanged };
+    }
     const entries = await this.status(projectRoot, saved);
     const listing = listingOf(projectRoot, saved, entries);
     const indexChanged = new Map<string, { blobId: string; gitMode: number }>();
@@ -117,6 +154,7 @@ export class NodeCommandProbe implements CommandProbe {
   }
 
   async release(_projectRoot: string, windowId: string): Promise<void> {
+    this.trees.delete(windowId);
     let names: string[];
     try {
       names = await readdir(this.stateDir);
@@ -133,17 +171,28 @@ export class NodeCommandProbe implements CommandProbe {
   /**
    * The work tree holding `projectRoot`, or undefined when it is not in one: the nearest folder
    * at or above it with a `.git` folder (or a `.git` file naming the git folder, as worktrees and
-   * submodules have), found without starting git. The index is `index` in that git folder.
+   * submodules have), found without starting git. The index is `index` in that git folder; a
+   * linked worktree's git folder names the common one in its `commondir` file.
    */
-  private locateRepository(projectRoot: string): { top: string; prefix: string; index: string } | undefined {
+  private locateRepository(projectRoot: string): (GitLocation & { index: string }) | undefined {
     let top = projectRoot;
     for (;;) {
       const dotGit = join(top, '.git');
       const stats = lstatSync(dotGit, { throwIfNoEntry: false });
-      if (stats?.isDirectory() === true) return { top, prefix: prefixOf(top, projectRoot), index: join(dotGit, 'index') };
-      if (stats?.isFile() === true) {
+      let gitDir: string | undefined;
+      if (stats?.isDirectory() === true) gitDir = dotGit;
+      else if (stats?.isFile() === true) {
         const match = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-        if (match !== null) return { top, prefix: prefixOf(top, projectRoot), index: join(resolve(top, (match[1] as string).trim()), 'index') };
+        if (match !== null) gitDir = resolve(top, (match[1] as string).trim());
+      }
+      if (gitDir !== undefined) {
+        let commonDir = gitDir;
+        try {
+          commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+        } catch {
+          // No commondir file: the git folder is the common one.
+        }
+        return { top, prefix: prefixOf(top, projectRoot), gitDir, commonDir, index: join(gitDir, 'index') };
       }
       const parent = dirname(top);
       if (parent === top) return undefined;
@@ -203,12 +252,6 @@ function lstatFacts(path: string): EntryFacts | undefined {
   return stats === undefined ? undefined : factsOf(stats);
 }
 
-/** One folder's ignore rules: the folder (relative to the project, `''` at the top) and its `.gitignore`. */
-interface Rules {
-  base: string;
-  rules: Ignore;
-}
-
 /**
  * Walk the project: every file (regular files and symlinks, never followed) that no `.gitignore`
  * on the way ignores goes to `own`; ignored files and folders to `ignored` (folders are not
@@ -252,19 +295,4 @@ export function walkProject(projectRoot: string): { own: Map<string, EntryFacts>
   };
   visit('', []);
   return { own, ignored };
-}
-
-/**
- * Whether the rule sets on the way ignore `path` (a folder is tested with a trailing `/`): as in
- * git, a deeper `.gitignore` overrides a shallower one, and a `!pattern` there un-ignores.
- */
-function isIgnored(rules: readonly Rules[], path: string, directory: boolean): boolean {
-  let ignored = false;
-  for (const { base, rules: set } of rules) {
-    const relativePath = base === '' ? path : path.slice(base.length + 1);
-    const verdict = set.test(directory ? `${relativePath}/` : relativePath);
-    if (verdict.ignored) ignored = true;
-    else if (verdict.unignored) ignored = false;
-  }
-  return ignored;
 }

@@ -1,8 +1,10 @@
-import { RewindSession } from '@fh/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTree, gitRepository, openWorld, rewindAndUndo, runInWindow, sh, storeBackups, type World } from './helpers.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { RewindSession } from '@fh/core';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FsCommandJournal, NodeCommandProbe } from '../src/index.js';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -266,5 +268,126 @@ describe("a sub-agent's command window (issue 14, history.forSubagent)", () => {
     expect(result.code?.restored).toEqual(['src/a.txt']);
     expect(result.code?.deleted).toEqual(['src/new.txt']);
     expect(readTree(world.project)).toEqual({ ...before, 'docs/guide.md': { type: 'file', bytes: Buffer.from('main agent\n').toString('base64'), mode: before['docs/guide.md']?.type === 'file' ? before['docs/guide.md'].mode : 0 } });
+  });
+});
+
+/**
+ * Rewrite the index entry of `path` so its stat data is the file's current `lstat` (as if git had
+ * recorded the file after it changed, keeping the old blob id), set the index file's mtime to
+ * `indexMtimeSec`, and fix the index checksum.
+ */
+function forgeIndexStat(project: string, path: string, indexMtimeSec: number): void {
+  const indexFile = join(project, '.git', 'index');
+  const bytes = readFileSync(indexFile);
+  const stats = lstatSync(join(project, path), { bigint: true });
+  let offset = 12;
+  for (let index = 0; index < bytes.readUInt32BE(8); index += 1) {
+    const end = bytes.indexOf(0, offset + 62);
+    if (bytes.toString('utf8', offset + 62, end) === path) {
+      const write = (at: number, value: bigint) => bytes.writeUInt32BE(Number(value & 0xffffffffn), offset + at);
+      write(0, stats.ctimeNs / 1_000_000_000n);
+      write(4, stats.ctimeNs % 1_000_000_000n);
+      write(8, stats.mtimeNs / 1_000_000_000n);
+      write(12, stats.mtimeNs % 1_000_000_000n);
+      write(20, stats.ino);
+      write(28, stats.uid);
+      write(32, stats.gid);
+      write(36, stats.size);
+      createHash('sha1').update(bytes.subarray(0, bytes.length - 20)).digest().copy(bytes, bytes.length - 20);
+      writeFileSync(indexFile, bytes);
+      utimesSync(indexFile, indexMtimeSec, indexMtimeSec);
+      return;
+    }
+    offset += (end - offset + 8) & ~7;
+  }
+  throw new Error(`${path} is not in the index`);
+}
+
+describe('the in-process scan of a git work tree', () => {
+  it('begins and ends without starting git, and says so in the window record', async () => {
+    world = await openWorld(baseRepository);
+    sh(world.project, "printf 'dirty\\n' >> docs/guide.md");
+    const before = readTree(world.project);
+    const probe = new NodeCommandProbe({ stateDir: join(world.base, 'no-git'), gitBinary: join(world.base, 'no-such-git') });
+    const journal = new FsCommandJournal(join(world.base, 'no-git'));
+    const window = await world.history.beginCommand({ probe, journal, windowId: 'w1' });
+    expect((await journal.loadWindow('w1'))?.probeState).toMatchObject({ kind: 'scan' });
+    expect(window.copied).toBe(1);
+    sh(world.project, "echo new > new.txt && printf 'more\\n' >> docs/guide.md");
+    const capture = await world.history.endCommand('w1', { probe, journal });
+    expect(capture.captured).toEqual([
+      { path: 'docs/guide.md', change: 'modified', source: 'backup' },
+      { path: 'new.txt', change: 'created', source: 'created' },
+    ]);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+
+  it('a repository with .gitattributes uses git status, and is captured the same', async () => {
+    world = await openWorld((project) => gitRepository(project, "mkdir src && printf 'one\\n' > src/a.txt && printf '*.txt text\\n' > .gitattributes"));
+    const before = readTree(world.project);
+    const window = await world.history.beginCommand({ probe: world.probe, journal: world.journal, windowId: 'w1' });
+    expect((await world.journal.loadWindow('w1'))?.probeState).toMatchObject({ kind: 'git' });
+    sh(world.project, "sed -i 's/one/ONE/' src/a.txt");
+    const capture = await world.history.endCommand(window.windowId, { probe: world.probe, journal: world.journal });
+    expect(capture.captured).toEqual([{ path: 'src/a.txt', change: 'modified', source: 'git' }]);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+
+  it('racy git: an entry modified within the same second the index was written is hashed, never trusted by its stat data', async () => {
+    world = await openWorld(baseRepository);
+    sh(world.project, "printf 'BBBB\\n' > src/lib/b.txt");
+    const mtimeSec = Math.floor(lstatSync(join(world.project, 'src/lib/b.txt')).mtimeMs / 1000);
+    forgeIndexStat(world.project, 'src/lib/b.txt', mtimeSec);
+    const before = readTree(world.project);
+    const { window, capture } = await runInWindow(world, 'rm src/lib/b.txt');
+    expect(window.copied).toBe(1);
+    expect(capture.captured).toEqual([{ path: 'src/lib/b.txt', change: 'deleted', source: 'backup' }]);
+    const { rewound } = await rewindAndUndo(world);
+    expect(rewound).toEqual(before);
+    expect(before['src/lib/b.txt']).toMatchObject({ bytes: Buffer.from('BBBB\n').toString('base64') });
+  });
+
+  it('the same forged entry in an index written a later second is trusted by its stat data, as git does', async () => {
+    world = await openWorld(baseRepository);
+    sh(world.project, "printf 'BBBB\\n' > src/lib/b.txt");
+    const mtimeSec = Math.floor(lstatSync(join(world.project, 'src/lib/b.txt')).mtimeMs / 1000);
+    forgeIndexStat(world.project, 'src/lib/b.txt', mtimeSec + 5);
+    const window = await world.history.beginCommand({ probe: world.probe, journal: world.journal });
+    expect(window.copied).toBe(0);
+    expect(window.files).toBe(0);
+    await world.history.endCommand(window.windowId, { probe: world.probe, journal: world.journal });
+  });
+
+  it('chmod 750 → 777 of a clean file is a mode change: rewind gives back 0750, undo 0777', async () => {
+    world = await openWorld((project) => {
+      baseRepository(project);
+      sh(project, 'chmod 750 run.sh');
+    });
+    const before = readTree(world.project);
+    expect(before['run.sh']).toMatchObject({ mode: 0o750 });
+    const { capture } = await runInWindow(world, 'chmod 777 run.sh');
+    expect(capture.captured).toEqual([{ path: 'run.sh', change: 'mode', source: 'git' }]);
+    const after = readTree(world.project);
+    expect(after['run.sh']).toMatchObject({ mode: 0o777 });
+    await expectRewindAndUndo(world, before, after);
+  });
+
+  it('a folder the command created and emptied by the rewind is removed; one that existed stays; undo brings the files back', async () => {
+    world = await openWorld((project) => {
+      baseRepository(project);
+      mkdirSync(join(project, 'empty-before'));
+    });
+    const before = readTree(world.project);
+    const { capture } = await runInWindow(world, 'mkdir -p a/b && echo > a/b/f && echo x > empty-before/x && mkdir src/new && echo y > src/new/g');
+    expect(capture.captured.map((entry) => entry.path)).toEqual(['a/b/f', 'empty-before/x', 'src/new/g']);
+    const after = readTree(world.project);
+    const session = new RewindSession({ history: world.history });
+    await session.restore({ messageId: 'm1', mode: 'code' });
+    expect(readTree(world.project)).toEqual(before);
+    expect(['a', 'a/b', 'src/new'].filter((folder) => existsSync(join(world!.project, folder)))).toEqual([]);
+    expect(lstatSync(join(world.project, 'empty-before')).isDirectory()).toBe(true);
+    await session.undoRewind();
+    expect(readTree(world.project)).toEqual(after);
+    expect(lstatSync(join(world.project, 'a/b')).isDirectory()).toBe(true);
   });
 });

@@ -49,6 +49,13 @@ export interface IndexEntry {
   blobId: string;
   /** Git's mode: `0o100644`, `0o100755`, `0o120000` (symlink) or `0o160000` (submodule). */
   gitMode: number;
+  /**
+   * The file's permission bits (`& 0o7777`) at `begin`, when the probe saw them: the blob is
+   * restored with them. Absent: only git's executable bit is known.
+   */
+  mode?: number;
+  /** False when the probe knows the bytes still equal the blob (only the mode changed). */
+  contentChanged?: boolean;
 }
 
 /** {@link CommandProbe.end}'s answer. */

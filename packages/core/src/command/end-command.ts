@@ -129,7 +129,9 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
     } else {
       const executable = (preImage.entry.gitMode & 0o111) !== 0;
       const now = preImage.now;
-      const mode = now !== undefined && now.type === 'file' && ((now.mode & 0o100) !== 0) === executable ? permissionBits(now.mode) : options.probe.checkoutMode(preImage.entry.gitMode);
+      const mode =
+        preImage.entry.mode ??
+        (now !== undefined && now.type === 'file' && ((now.mode & 0o100) !== 0) === executable ? permissionBits(now.mode) : options.probe.checkoutMode(preImage.entry.gitMode));
       blobs.push({ change, request: { blobId: preImage.entry.blobId, mode }, entry: preImage.entry });
     }
   }
@@ -230,7 +232,11 @@ async function findChanges(context: FileHistoryContext, record: CommandWindowRec
         if (entry !== undefined) {
           const now = await factsNow(path);
           const present = now !== undefined && now.type !== 'folder';
-          const modeOnly = present && now.type === 'file' && entry.gitMode !== 0o120000 && ((now.mode & 0o100) !== 0) !== ((entry.gitMode & 0o100) !== 0);
+          const modeOnly =
+            present &&
+            now.type === 'file' &&
+            entry.gitMode !== 0o120000 &&
+            (entry.contentChanged === undefined ? ((now.mode & 0o100) !== 0) !== ((entry.gitMode & 0o100) !== 0) : !entry.contentChanged);
           changes.push({ path, change: !present ? 'deleted' : modeOnly ? 'mode' : 'modified', preImage: { kind: 'git', entry, now: present ? now : undefined } });
           return;
         }

@@ -1,0 +1,105 @@
+/**
+ * Reads git's index file (`.git/index`, formats 2, 3 and 4) in-process, read-only, for the command
+ * window's scan (`git-scan.ts`): each entry's path, mode, object id and the stat data git recorded
+ * for it, so a file can be proven clean without starting `git`. An index this reader does not
+ * handle exactly (a split index, a sparse index, entries marked assume-unchanged, skip-worktree or
+ * intent-to-add, unmerged stages) is reported as unsupported, and the probe falls back to
+ * `git status`.
+ *
+ * Format: https://git-scm.com/docs/index-format ("DIRC", version, count, entries, extensions,
+ * checksum).
+ */
+
+/** One stage-0 entry of the index. Times are git's (seconds, nanoseconds); numbers are 32-bit as stored. */
+export interface IndexFileEntry {
+  /** Path relative to the work tree's top, `/` separators. */
+  path: string;
+  /** Git's mode: `0o100644`, `0o100755`, `0o120000` (symlink) or `0o160000` (submodule). */
+  gitMode: number;
+  /** The object id, hex. */
+  oid: string;
+  ctimeSec: number;
+  ctimeNsec: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  ino: number;
+  uid: number;
+  gid: number;
+  /** Size in bytes, truncated to 32 bits. */
+  size: number;
+}
+
+/** {@link readIndex}'s answer: the entries, or why the reader does not handle this index. */
+export type ParsedIndex = { entries: IndexFileEntry[] } | { unsupported: string };
+
+/**
+ * Parse the bytes of an index file whose object ids are `oidBytes` long (20 for SHA-1, 32 for
+ * SHA-256). An empty buffer is an empty index (git reads a missing index file so).
+ */
+export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
+  if (bytes.length === 0) return { entries: [] };
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return { unsupported: 'the index does not start with DIRC' };
+  const version = bytes.readUInt32BE(4);
+  if (version < 2 || version > 4) return { unsupported: `index version ${version}` };
+  const count = bytes.readUInt32BE(8);
+  const entries: IndexFileEntry[] = new Array(count);
+  let offset = 12;
+  let previous = '';
+  for (let index = 0; index < count; index += 1) {
+    const start = offset;
+    if (offset + 62 + oidBytes > bytes.length) return { unsupported: 'the index is truncated' };
+    const gitMode = bytes.readUInt32BE(offset + 24);
+    const oid = bytes.toString('hex', offset + 40, offset + 40 + oidBytes);
+    const flags = bytes.readUInt16BE(offset + 40 + oidBytes);
+    offset += 42 + oidBytes;
+    if ((flags & 0x8000) !== 0) return { unsupported: 'an entry is marked assume-unchanged' };
+    if ((flags & 0x3000) !== 0) return { unsupported: 'the index has unmerged entries' };
+    if ((flags & 0x4000) !== 0) {
+      if (version < 3) return { unsupported: 'an extended entry in a version 2 index' };
+      const extended = bytes.readUInt16BE(offset);
+      offset += 2;
+      if (extended !== 0) return { unsupported: 'an entry is marked skip-worktree or intent-to-add' };
+    }
+    let path: string;
+    if (version === 4) {
+      let byte = bytes[offset++] as number;
+      let strip = byte & 0x7f;
+      while ((byte & 0x80) !== 0) {
+        byte = bytes[offset++] as number;
+        strip = ((strip + 1) << 7) | (byte & 0x7f);
+      }
+      const end = bytes.indexOf(0, offset);
+      if (end === -1 || strip > previous.length) return { unsupported: 'a malformed path in the index' };
+      path = previous.slice(0, previous.length - strip) + bytes.toString('utf8', offset, end);
+      offset = end + 1;
+    } else {
+      const end = bytes.indexOf(0, offset);
+      if (end === -1) return { unsupported: 'a malformed path in the index' };
+      path = bytes.toString('utf8', offset, end);
+      offset = start + ((end - start + 8) & ~7);
+    }
+    if ((gitMode & 0o170000) === 0o040000) return { unsupported: 'a sparse index' };
+    entries[index] = {
+      path,
+      gitMode,
+      oid,
+      ctimeSec: bytes.readUInt32BE(start),
+      ctimeNsec: bytes.readUInt32BE(start + 4),
+      mtimeSec: bytes.readUInt32BE(start + 8),
+      mtimeNsec: bytes.readUInt32BE(start + 12),
+      ino: bytes.readUInt32BE(start + 20),
+      uid: bytes.readUInt32BE(start + 28),
+      gid: bytes.readUInt32BE(start + 32),
+      size: bytes.readUInt32BE(start + 36),
+    };
+    previous = path;
+  }
+  const checksumStart = bytes.length - oidBytes;
+  while (offset + 8 <= checksumStart) {
+    const signature = bytes.toString('latin1', offset, offset + 4);
+    if (signature === 'link') return { unsupported: 'a split index' };
+    if (signature === 'sdir') return { unsupported: 'a sparse index' };
+    offset += 8 + bytes.readUInt32BE(offset + 4);
+  }
+  return { entries };
+}
