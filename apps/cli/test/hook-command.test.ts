@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
@@ -135,5 +137,49 @@ describe('fh run', () => {
     ]);
     expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
     expect(await readTree(box.project)).toEqual(before);
+  });
+
+  it('captures chmod 750 → 777 of a git-tracked file: the rewind gives back 0750, the undo 0777', async () => {
+    const box = await sandbox();
+    await repository(box);
+    sh(box, 'chmod 750 build.sh');
+    expect((await box.fh(['--session', SESSION, 'snapshot', 'm1'])).exitCode).toBe(0);
+    const before = await readTree(box.project);
+    expect(before['build.sh']?.mode).toBe(0o750);
+    const result = await box.fh(['--json', '--session', SESSION, 'run', '--', 'chmod', '777', 'build.sh']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).captured).toEqual([{ path: 'build.sh', change: 'mode', source: 'git' }]);
+    const after = await readTree(box.project);
+    expect(after['build.sh']?.mode).toBe(0o777);
+    expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(before);
+    expect((lstatSync(join(box.project, 'build.sh')).mode & 0o7777).toString(8)).toBe('750');
+    expect((await box.fh(['--session', SESSION, 'undo'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(after);
+    expect((lstatSync(join(box.project, 'build.sh')).mode & 0o7777).toString(8)).toBe('777');
+  });
+
+  it('mkdir -p a/b && echo > a/b/f: the rewind removes a/b and a, the undo brings them back; a folder that existed stays', async () => {
+    const box = await sandbox();
+    await repository(box);
+    sh(box, 'mkdir keep');
+    expect((await box.fh(['--session', SESSION, 'snapshot', 'm1'])).exitCode).toBe(0);
+    const before = await readTree(box.project);
+    const result = await box.fh(['--json', '--session', SESSION, 'run', '--', 'bash', '-c', 'mkdir -p a/b && echo > a/b/f && echo x > keep/x && mkdir -p src/new && echo y > src/new/g']);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout).captured).toEqual([
+      { path: 'a/b/f', change: 'created', source: 'created' },
+      { path: 'keep/x', change: 'created', source: 'created' },
+      { path: 'src/new/g', change: 'created', source: 'created' },
+    ]);
+    const after = await readTree(box.project);
+    expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(before);
+    expect(['a', 'a/b', 'src/new'].filter((folder) => existsSync(join(box.project, folder)))).toEqual([]);
+    expect(lstatSync(join(box.project, 'keep')).isDirectory()).toBe(true);
+    expect(lstatSync(join(box.project, 'src')).isDirectory()).toBe(true);
+    expect((await box.fh(['--session', SESSION, 'undo'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(after);
+    expect(readFileSync(join(box.project, 'a/b/f'), 'utf8')).toBe('\n');
   });
 });

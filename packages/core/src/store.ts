@@ -23,6 +23,11 @@ export interface FsStats {
   ino: number | bigint;
   /** Hard-link count. */
   nlink: number;
+  /**
+   * Creation time, ms since the epoch, where the file system records one (Linux statx, macOS);
+   * 0 or absent where it does not. Only used to tell folders a rewind may remove (`empty-folders.ts`).
+   */
+  birthtimeMs?: number;
   isFile(): boolean;
   isDirectory(): boolean;
   isSymbolicLink(): boolean;

@@ -27,6 +27,8 @@
  * emptied it, else it is skipped with why (it holds untracked files, say); a regular file standing
  * where the snapshot needs a folder is removed only when it is itself tracked and deleted by the
  * same rewind. `beforeWrite` receives those paths too, so the undo point can put them back.
+ * Folders the deletions leave empty that were created after the snapshot are removed
+ * (`empty-folders.ts`); an undo recreates them with the files it puts back.
  */
 import { BackupMissingError, CorruptError, errnoCode } from '../errors.js';
 import { hashWorkspaceFile, type StoredBackup } from '../snapshot/change-detection.js';
@@ -37,6 +39,7 @@ import { STALE_TEMPORARY_MS } from './temporary-files.js';
 import { openProjectWriter, splitTrackingPath, type ProjectWriter } from './project-writer.js';
 import { restoredMode } from './restored-mode.js';
 import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
+import { removeFoldersLeftEmpty } from './empty-folders.js';
 import type { RewindResult } from '../results.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 import type { FileHistoryState } from '../types.js';
@@ -139,6 +142,8 @@ export async function fileHistoryRewind(
         else if (typeof outcome === 'object') result.skipped.push({ path: plan.path, reason: outcome.skipped });
       });
     }
+    const snapshot = findSnapshot(state, messageId);
+    if (snapshot !== undefined && result.deleted.length > 0) await removeFoldersLeftEmpty(writer, result.deleted, new Date(snapshot.timestamp));
   } finally {
     await writer.close();
   }

@@ -21,6 +21,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import pLimit from 'p-limit';
 import { BackupMissingError, CorruptError, errnoCode, FhError, NotFoundError, UnsupportedError } from '../errors.js';
+import { removeFoldersLeftEmpty } from '../rewind/empty-folders.js';
 import { openProjectWriter, splitTrackingPath, symlinkTargetInside, type ProjectFolder, type ProjectWriter } from '../rewind/project-writer.js';
 import { removeLeftoverTemporaryFiles } from '../rewind/rewind.js';
 import { restoredMode } from '../rewind/restored-mode.js';
@@ -502,6 +503,11 @@ interface ApplyRequest {
   alwaysRecord: boolean;
   /** For messages: "undo", "redo", "rollback of …". */
   what: string;
+  /**
+   * When the state being put back was current (the point it goes back to was saved): folders the
+   * removals leave empty that were created after it are removed (`empty-folders.ts`).
+   */
+  stateTime: Date;
 }
 
 /**
@@ -553,6 +559,8 @@ async function applyState(
     await removeLeftoverTemporaryFiles(writer, files.map((entry) => splitTrackingPath(entry.path).folder), options.sessionLocked === true);
     const written = await Promise.all(files.map((entry) => limit(() => apply(entry, writer))));
     files.forEach((entry, index) => outcomes.set(entry, written[index] as EntryOutcome | Error));
+    const deleted = removals.filter((entry) => outcomes.get(entry) === 'deleted').map((entry) => entry.path);
+    if (deleted.length > 0) await removeFoldersLeftEmpty(writer, deleted, request.stateTime);
     await writer.flush();
   } finally {
     await writer.close();
@@ -588,7 +596,7 @@ export async function recoverPending(workspace: UndoWorkspace, undo: UndoStore, 
     }
     const desired = new Map(point.entries.map((entry) => [entry.path, entry]));
     const what = `rolling back the interrupted ${point.operation} ${point.undoId}`;
-    const applied = await applyState(workspace, undo, desired, { operation: 'recover', target: point.undoId, alwaysRecord: false, what }, options);
+    const applied = await applyState(workspace, undo, desired, { operation: 'recover', target: point.undoId, alwaysRecord: false, what, stateTime: point.createdAt }, options);
     if (applied.failed.length > 0) {
       throw new FhError(
         `${what} failed for ${applied.failed.map((failure) => `${failure.path} (${failure.error.message})`).join('; ')}; nothing else was changed by this command. Fix that and run it again`,
@@ -633,7 +641,7 @@ export async function undoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
     workspace,
     undo,
     stateBefore(timeline, chosen.undoId),
-    { operation: plain ? 'undo' : 'undo-to', target: chosen.undoId, alwaysRecord: true, what: plain ? 'undo' : `undo to ${chosen.undoId}` },
+    { operation: plain ? 'undo' : 'undo-to', target: chosen.undoId, alwaysRecord: true, what: plain ? 'undo' : `undo to ${chosen.undoId}`, stateTime: chosen.createdAt },
     options,
   );
   return { ...applied, recovered };
@@ -649,7 +657,7 @@ export async function redoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
   const timeline = await readTimeline(undo, options);
   const next = redoStep(timeline);
   if (next === undefined) throw new NotFoundError(`session ${undo.sessionId} has nothing to redo`);
-  const applied = await applyState(workspace, undo, stateBefore(timeline, next.undo.undoId), { operation: 'redo', target: next.step.undoId, alwaysRecord: true, what: 'redo' }, options);
+  const applied = await applyState(workspace, undo, stateBefore(timeline, next.undo.undoId), { operation: 'redo', target: next.step.undoId, alwaysRecord: true, what: 'redo', stateTime: next.undo.createdAt }, options);
   return { ...applied, recovered };
 }
 
