@@ -1,25 +1,26 @@
 /**
- * The command window's in-process scan of a git work tree (issue 12): no `git` is started for
- * `begin` or `end`; `git cat-file --batch` runs later only for the blobs of files the command
- * really changed.
+ * The command window's scan of a git work tree (issue 12): no `git` is started for `begin` or
+ * `end`; `git cat-file --batch` runs later only for the blobs of files the command really changed.
  *
  * `scanBegin`:
- * - reads the index file (`git-index.ts`, read-only) and `lstat`s every entry inside the project.
- *   An entry is clean when its stat data equals the index's (mtime and ctime to the nanosecond,
- *   size, inode, uid, gid, type and executable bit) and the index was written in a later second
- *   than the file's mtime and ctime; a racy entry (modified within the same second as the index
- *   was written, or later) and one whose stat differs are hashed (`blob <size>\0…`) and are clean
- *   only when the hash equals the index's object id. Everything else is dirty;
- * - walks the project's folders for untracked files with `.gitignore` rules (every `.gitignore`
- *   from the top of the work tree down, `.git/info/exclude`, the global excludes file);
+ * - reads the index file (`git-index.ts`, read-only) and lists the project with the `lstat` of
+ *   every file and folder (`tree-listing.ts`: one GNU `find` run, else in-process). An entry is
+ *   clean when its stat data equals the index's (mtime and ctime to the nanosecond, size, inode,
+ *   uid, gid, type and executable bit) and the index was written in a later second than the
+ *   file's mtime and ctime; a racy entry (modified within the same second the index was written,
+ *   or later) and one whose stat differs are hashed (`blob <size>\0…`) and are clean only when the
+ *   hash equals the index's object id. Everything else is dirty;
+ * - sorts the files the index does not have into untracked and ignored with the `.gitignore`
+ *   rules (every `.gitignore` from the top of the work tree down, `.git/info/exclude`, the global
+ *   excludes file); folders ignored as a whole are not entered (and are pruned from later
+ *   listings of the session while they stay ignored);
  * - keeps a tree file: every clean entry's object id, git mode and `lstat` facts (size, full
- *   mode, mtime, ctime, inode), and every folder's facts.
- * `scanEnd` `lstat`s the same entries and folders against that tree file: a clean entry whose
- * facts are unchanged (and were not racy at begin) is unchanged; one whose facts changed is
- * hashed, and it changed when its bytes or its permission bits (any of the 0o7777, not only the
- * executable bit) differ. Only folders whose facts changed are read again, for created files.
- * Whatever the command did to `.git` (checkout, stash, reset, commit) does not matter: the end
- * compares against what the begin saw.
+ *   mode, mtime, ctime, inode).
+ * `scanEnd` lists the project again against that tree file: a clean entry whose facts are
+ * unchanged (and were not racy at begin) is unchanged; one whose facts changed is hashed, and it
+ * changed when its bytes or its permission bits (any of the 0o7777, not only the executable bit)
+ * differ; a file not listed at begin is new. Whatever the command did to `.git` (checkout, stash,
+ * reset, commit) does not matter: the end compares against what the begin saw.
  *
  * Repositories whose work-tree bytes are not the blob's bytes (attributes, `core.autocrlf`), or
  * whose index this reader does not handle, are reported unsupported, and the probe uses
@@ -33,6 +34,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ignore from 'ignore';
 import { readIndex, type IndexFileEntry } from './git-index.js';
+import { listTree, type ListedEntry, type TreeListing } from './tree-listing.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
 
 /** Where a work tree's git files are. */
@@ -61,8 +63,6 @@ export interface ScanTree {
   clean: TreeRow[];
   oids: string[];
   gitModes: number[];
-  /** Every folder of the project the begin read (project path, `''` for the project folder). */
-  folders: TreeRow[];
   /** Project paths of the begin's dirty tracked files and untracked files. */
   known: string[];
   /** The begin's ignored keys (folders ignored whole end with `/`). */
@@ -113,8 +113,10 @@ export function unsupportedRepository(location: GitLocation): string | undefined
 /**
  * List the project before a command (see the top of this file), or `{ unsupported }` when the
  * index or the tree holds something this scan does not handle (a submodule, `.gitattributes`).
+ * `prune`: folders believed ignored (from earlier windows) that need not be entered; one that is
+ * no longer ignored is listed after all.
  */
-export function scanBegin(projectRoot: string, location: GitLocation): ScanBegin | { unsupported: string } {
+export async function scanBegin(projectRoot: string, location: GitLocation, prune: ReadonlySet<string> = new Set()): Promise<ScanBegin | { unsupported: string }> {
   const oidBytes = /^\s*objectformat\s*=\s*sha256\b/im.test(readText(join(location.commonDir, 'config')) ?? '') ? 32 : 20;
   const indexFile = join(location.gitDir, 'index');
   let indexBytes: Buffer;
@@ -128,36 +130,50 @@ export function scanBegin(projectRoot: string, location: GitLocation): ScanBegin
   }
   const parsed = readIndex(indexBytes, oidBytes);
   if ('unsupported' in parsed) return parsed;
-  const beginMs = Date.now();
   const indexSec = indexStats === undefined ? 0 : Math.floor(indexStats.mtimeMs / 1000);
   const { prefix } = location;
-  const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
+  const entries: IndexFileEntry[] = [];
   const tracked = new Set<string>();
   const trackedFolders = new Set<string>();
-  const own = new Map<string, EntryFacts>();
-  const ignored = new Map<string, EntryFacts>();
-  const tree: ScanTree = { beginMs, clean: [], oids: [], gitModes: [], folders: [], known: [], ignored: [] };
+  let lastFolder: string | undefined;
   for (const entry of parsed.entries) {
     if (!entry.path.startsWith(prefix)) continue;
     const path = entry.path.slice(prefix.length);
     if (entry.gitMode === 0o160000) return { unsupported: `${path} is a submodule` };
     if (path === '.gitattributes' || path.endsWith('/.gitattributes')) return { unsupported: `${path} sets attributes` };
+    entries.push(entry);
     tracked.add(path);
+    const folder = path.slice(0, Math.max(path.lastIndexOf('/'), 0));
+    if (folder === lastFolder) continue;
+    lastFolder = folder;
     for (let slash = path.lastIndexOf('/'); slash !== -1; slash = path.lastIndexOf('/', slash - 1)) {
-      const folder = path.slice(0, slash);
-      if (trackedFolders.has(folder)) break;
-      trackedFolders.add(folder);
+      const above = path.slice(0, slash);
+      if (trackedFolders.has(above)) break;
+      trackedFolders.add(above);
     }
-    const absolute = rootSlash + path;
-    const stats = lstatQuiet(absolute);
-    if (stats === undefined) {
+  }
+  const beginMs = Date.now();
+  const safePrune = new Set([...prune].filter((folder) => !trackedFolders.has(folder)));
+  let listing = await listTree(projectRoot, safePrune);
+  let untracked = classifyUntracked(projectRoot, location, listing, (path) => tracked.has(path), (folder) => trackedFolders.has(folder));
+  if (untracked === undefined) {
+    listing = await listTree(projectRoot, new Set());
+    untracked = classifyUntracked(projectRoot, location, listing, (path) => tracked.has(path), (folder) => trackedFolders.has(folder)) as Classified;
+  }
+  const own = untracked.own;
+  const tree: ScanTree = { beginMs, clean: [], oids: [], gitModes: [], known: [], ignored: [] };
+  const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
+  for (const entry of entries) {
+    const path = entry.path.slice(prefix.length);
+    const listed = listing.entries.get(path);
+    if (listed === undefined) {
       own.set(path, MISSING_FACTS);
       continue;
     }
-    if (stats.isDirectory()) continue;
-    const facts = factsOf(stats);
+    const facts = listed.facts;
+    if (facts.type === 'folder') continue;
     const racy = indexSec <= Math.max(entry.mtimeSec, entry.ctimeSec);
-    if ((!racy && statMatches(entry, stats)) || (typeMatches(entry.gitMode, stats) && contentOid(absolute, stats, oidBytes) === entry.oid)) {
+    if ((!racy && statMatches(entry, listed)) || (typeMatches(entry.gitMode, facts) && contentOid(rootSlash + path, facts, oidBytes) === entry.oid)) {
       tree.clean.push({ path, facts });
       tree.oids.push(entry.oid);
       tree.gitModes.push(entry.gitMode);
@@ -165,13 +181,9 @@ export function scanBegin(projectRoot: string, location: GitLocation): ScanBegin
       own.set(path, facts);
     }
   }
-  const walked = walkUntracked(projectRoot, location, '', rootRules(location), (path, directory) => (directory ? trackedFolders.has(path) : tracked.has(path)), tree.folders);
-  if ('unsupported' in walked) return walked;
-  for (const [path, facts] of walked.own) own.set(path, facts);
-  for (const [path, facts] of walked.ignored) ignored.set(path, facts);
   tree.known = [...own.keys()];
-  tree.ignored = [...ignored.keys()];
-  return { own, ignored, tree };
+  tree.ignored = [...untracked.ignored.keys()];
+  return { own, ignored: untracked.ignored, tree };
 }
 
 /** {@link scanEnd}'s answer. */
@@ -185,121 +197,110 @@ export interface ScanEnd {
 }
 
 /** List the project after the command against the begin's tree (see the top of this file). */
-export function scanEnd(projectRoot: string, location: GitLocation, tree: ScanTree): ScanEnd {
+export async function scanEnd(projectRoot: string, location: GitLocation, tree: ScanTree): Promise<ScanEnd> {
   const oidBytes = (tree.oids[0]?.length ?? 40) / 2;
   const racySince = tree.beginMs - RACY_MARGIN_MS;
   const racy = (facts: EntryFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) >= racySince;
-  const changed = new Map<string, ScanChange>();
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
+  const prune = new Set(tree.ignored.filter((key) => key.endsWith('/')).map((key) => key.slice(0, -1)));
+  const listing = await listTree(projectRoot, prune);
+  const changed = new Map<string, ScanChange>();
   const knownFiles = new Set<string>([...tree.known, ...tree.ignored]);
   tree.clean.forEach(({ path, facts: before }, index) => {
     knownFiles.add(path);
-    const absolute = rootSlash + path;
-    const stats = lstatQuiet(absolute);
+    const now = listing.entries.get(path)?.facts;
     const oid = tree.oids[index] as string;
     const gitMode = tree.gitModes[index] as number;
     const mode = before.mode & 0o7777;
-    if (stats === undefined || stats.isDirectory()) {
+    if (now === undefined || now.type === 'folder') {
       changed.set(path, { blobId: oid, gitMode, mode, contentChanged: true });
       return;
     }
-    const now = factsOf(stats);
     if (sameFacts(now, before) && !racy(before)) return;
     const modeChanged = now.type !== before.type || (now.mode & 0o7777) !== mode;
-    const contentSame = now.type === before.type && contentOid(absolute, stats, oidBytes) === oid;
+    const contentSame = now.type === before.type && contentOid(rootSlash + path, now, oidBytes) === oid;
     if (contentSame && !modeChanged) return;
     changed.set(path, { blobId: oid, gitMode, mode, contentChanged: !contentSame });
   });
-  const knownFolders = new Set<string>(tree.folders.map((row) => row.path));
-  const isKnown = (path: string, directory: boolean): boolean => (directory ? knownFolders.has(path) || knownFiles.has(`${path}/`) : knownFiles.has(path));
+  const trackedFolders = new Set<string>();
+  for (const path of [...tree.clean.map((row) => row.path), ...tree.known]) {
+    for (let slash = path.lastIndexOf('/'); slash !== -1; slash = path.lastIndexOf('/', slash - 1)) {
+      const above = path.slice(0, slash);
+      if (trackedFolders.has(above)) break;
+      trackedFolders.add(above);
+    }
+  }
+  const classified = classifyUntracked(projectRoot, location, listing, (path) => knownFiles.has(path), (folder) => trackedFolders.has(folder), true) as Classified;
+  for (const key of tree.ignored) {
+    const listed = listing.entries.get(key.endsWith('/') ? key.slice(0, -1) : key);
+    if (listed !== undefined) classified.ignored.set(key, listed.facts);
+  }
+  return { own: classified.own, ignored: classified.ignored, changed };
+}
+
+/** Untracked files (`own`) and ignored paths (`ignored`, folders ignored whole end with `/`). */
+interface Classified {
+  own: Map<string, EntryFacts>;
+  ignored: Map<string, EntryFacts>;
+}
+
+/**
+ * Sort the listing's paths that `isKnown` does not claim into untracked and ignored, with the
+ * `.gitignore` rules of each folder (read when the listing has one). Folders ignored as a whole,
+ * and nested repositories, are not looked into; a folder `isTrackedFolder` claims is never
+ * ignored as a whole (its untracked files may be). Undefined when a pruned folder turns out not
+ * to be ignored (list again without pruning); with `keepPruned`, pruned folders are trusted.
+ */
+function classifyUntracked(
+  projectRoot: string,
+  location: GitLocation,
+  listing: TreeListing,
+  isKnown: (path: string) => boolean,
+  isTrackedFolder: (folder: string) => boolean,
+  keepPruned = false,
+): Classified | undefined {
   const own = new Map<string, EntryFacts>();
   const ignored = new Map<string, EntryFacts>();
-  for (const path of tree.ignored) {
-    const stats = lstatQuiet(join(projectRoot, path.endsWith('/') ? path.slice(0, -1) : path));
-    if (stats !== undefined) ignored.set(path, factsOf(stats));
-  }
+  const skipped = new Set<string>();
+  const ignoredInside = new Set<string>();
   const rulesMemo = new Map<string, readonly Rules[]>();
   const rulesOf = (folder: string): readonly Rules[] => {
     const memo = rulesMemo.get(folder);
     if (memo !== undefined) return memo;
     const slash = folder.lastIndexOf('/');
-    const parent = folder === '' ? rootRules(location) : rulesOf(slash === -1 ? '' : folder.slice(0, slash));
-    const own = folder === '' ? parent : withGitignore(parent, projectRoot, location, folder);
-    rulesMemo.set(folder, own);
-    return own;
+    const rules = folder === '' ? rootRules(location) : listing.entries.has(`${folder}/.gitignore`) ? withGitignore(rulesOf(slash === -1 ? '' : folder.slice(0, slash)), projectRoot, location, folder) : rulesOf(slash === -1 ? '' : folder.slice(0, slash));
+    rulesMemo.set(folder, rules);
+    return rules;
   };
-  for (const { path: folder, facts: before } of tree.folders) {
-    const stats = lstatQuiet(folder === '' ? projectRoot : join(projectRoot, folder));
-    if (stats === undefined || !stats.isDirectory()) continue;
-    if (sameFacts(factsOf(stats), before) && !racy(before)) continue;
-    // Read the folder again: anything not listed at begin is new. New folders are walked whole.
-    const walked = walkUntracked(projectRoot, location, folder, rulesOf(folder), isKnown, [], true);
-    if ('unsupported' in walked) continue;
-    for (const [path, facts] of walked.own) own.set(path, facts);
-    for (const [path, facts] of walked.ignored) ignored.set(path, facts);
-  }
-  return { own, ignored, changed };
-}
-
-/**
- * Walk `folder` (a project path) for files `isKnown` does not claim: not ignored ones go to `own`,
- * ignored ones (and folders ignored whole, key ending with `/`) to `ignored`. Known folders are
- * entered (unless `shallow`, when only unknown ones are); every folder entered is pushed to
- * `folders`. A folder holding `.git` that is not known (a nested repository) is skipped, as git
- * lists it without entering it.
- */
-function walkUntracked(
-  projectRoot: string,
-  location: GitLocation,
-  folder: string,
-  inherited: readonly Rules[],
-  isKnown: (path: string, directory: boolean) => boolean,
-  folders: TreeRow[],
-  shallow = false,
-): { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts> } | { unsupported: string } {
-  const own = new Map<string, EntryFacts>();
-  const ignored = new Map<string, EntryFacts>();
-  const visit = (current: string, rules: readonly Rules[], insideIgnored: boolean, onlyUnknown: boolean): void => {
-    const absoluteFolder = current === '' ? projectRoot : join(projectRoot, current);
-    const stats = lstatQuiet(absoluteFolder);
-    if (stats === undefined || !stats.isDirectory()) return;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(absoluteFolder, { withFileTypes: true });
-    } catch {
-      return;
+  for (const [path, { facts }] of listing.entries) {
+    const slash = path.lastIndexOf('/');
+    const parent = slash === -1 ? '' : path.slice(0, slash);
+    if (skipped.has(parent)) {
+      if (facts.type === 'folder') skipped.add(path);
+      continue;
     }
-    if (!onlyUnknown) folders.push({ path: current, facts: factsOf(stats) });
-    const here = current === '' || entries.every((entry) => entry.name !== '.gitignore') ? rules : withGitignore(rules, projectRoot, location, current);
-    for (const entry of entries) {
-      const name = entry.name;
-      if (name === '.git' && current === '' && location.prefix === '') continue;
-      const path = current === '' ? name : `${current}/${name}`;
-      const directory = entry.isDirectory();
-      const topPath = location.prefix + path;
-      if (directory) {
-        const knownFolder = isKnown(path, true);
-        if (knownFolder && onlyUnknown) continue;
-        const folderIgnored = insideIgnored || isIgnored(here, topPath, true);
-        if (!knownFolder) {
-          if (folderIgnored) {
-            const facts = lstatQuiet(join(projectRoot, path));
-            if (facts !== undefined) ignored.set(`${path}/`, factsOf(facts));
-            continue;
-          }
-          if (existsSync(join(projectRoot, path, '.git'))) continue;
-        }
-        visit(path, here, folderIgnored, onlyUnknown && knownFolder);
+    const topPath = location.prefix + path;
+    if (facts.type === 'folder') {
+      if (isTrackedFolder(path)) {
+        if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, true)) ignoredInside.add(path);
         continue;
       }
-      if (isKnown(path, false)) continue;
-      const facts = lstatQuiet(join(projectRoot, path));
-      if (facts === undefined || facts.isDirectory()) continue;
-      if (insideIgnored || isIgnored(here, topPath, false)) ignored.set(path, factsOf(facts));
-      else own.set(path, factsOf(facts));
+      if (listing.nestedRepositories.has(path)) {
+        skipped.add(path);
+        continue;
+      }
+      if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, true)) {
+        ignored.set(`${path}/`, facts);
+        skipped.add(path);
+        continue;
+      }
+      if (listing.pruned.has(path) && !keepPruned) return undefined;
+      continue;
     }
-  };
-  visit(folder, inherited, false, shallow);
+    if (isKnown(path)) continue;
+    if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, false)) ignored.set(path, facts);
+    else own.set(path, facts);
+  }
   return { own, ignored };
 }
 
@@ -356,50 +357,41 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** `lstat`, undefined when nothing is there (or a folder on the way is a file). */
-function lstatQuiet(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
-  }
-}
-
-/** Whether `stats` is the kind of file `gitMode` names (and, for a regular file, has its executable bit). */
-function typeMatches(gitMode: number, stats: Stats): boolean {
-  if (gitMode === 0o120000) return stats.isSymbolicLink();
+/** Whether `facts` are of the kind of file `gitMode` names (and, for a regular file, with its executable bit). */
+function typeMatches(gitMode: number, facts: EntryFacts): boolean {
+  if (gitMode === 0o120000) return facts.type === 'symlink';
   if (gitMode !== 0o100644 && gitMode !== 0o100755) return false;
-  return stats.isFile() && ((stats.mode & 0o100) !== 0) === (gitMode === 0o100755);
+  return facts.type === 'file' && ((facts.mode & 0o100) !== 0) === (gitMode === 0o100755);
 }
 
 /** Git's stat check: the index's stat data equals the file's (times to the nanosecond). */
-function statMatches(entry: IndexFileEntry, stats: Stats): boolean {
+function statMatches(entry: IndexFileEntry, listed: ListedEntry): boolean {
   return (
-    stats.mtimeMs === entry.mtimeSec * 1e3 + entry.mtimeNsec / 1e6 &&
-    stats.ctimeMs === entry.ctimeSec * 1e3 + entry.ctimeNsec / 1e6 &&
-    stats.size % 2 ** 32 === entry.size &&
-    stats.ino % 2 ** 32 === entry.ino &&
-    stats.uid === entry.uid &&
-    stats.gid === entry.gid &&
-    typeMatches(entry.gitMode, stats)
+    listed.mtimeSec === entry.mtimeSec &&
+    listed.mtimeNsec === entry.mtimeNsec &&
+    listed.ctimeSec === entry.ctimeSec &&
+    listed.ctimeNsec === entry.ctimeNsec &&
+    listed.facts.size % 2 ** 32 === entry.size &&
+    listed.facts.ino % 2 ** 32 === entry.ino &&
+    listed.uid === entry.uid &&
+    listed.gid === entry.gid &&
+    typeMatches(entry.gitMode, listed.facts)
   );
 }
 
-/** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read. */
-function contentOid(absolute: string, stats: Stats, oidBytes: number): string | undefined {
+/** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read or changed meanwhile. */
+function contentOid(absolute: string, facts: EntryFacts, oidBytes: number): string | undefined {
   const hash = createHash(oidBytes === 32 ? 'sha256' : 'sha1');
   try {
-    if (stats.isSymbolicLink()) {
+    if (facts.type === 'symlink') {
       const target = readlinkSync(absolute, { encoding: 'buffer' });
       return hash.update(`blob ${target.length}\0`).update(target).digest('hex');
     }
-    if (!stats.isFile()) return undefined;
+    if (facts.type !== 'file') return undefined;
     const fd = openSync(absolute, 'r');
     try {
-      const buffer = Buffer.allocUnsafe(Math.min(HASH_CHUNK, Math.max(stats.size, 1)));
-      hash.update(`blob ${stats.size}\0`);
+      const buffer = Buffer.allocUnsafe(Math.min(HASH_CHUNK, Math.max(facts.size, 1)));
+      hash.update(`blob ${facts.size}\0`);
       let total = 0;
       for (;;) {
         const read = readSync(fd, buffer, 0, buffer.length, null);
@@ -407,8 +399,8 @@ function contentOid(absolute: string, stats: Stats, oidBytes: number): string | 
         hash.update(buffer.subarray(0, read));
         total += read;
       }
-      // A file that changed size while being read is not the blob.
-      return total === stats.size ? hash.digest('hex') : undefined;
+      // A file that changed size since it was listed is not the blob.
+      return total === facts.size ? hash.digest('hex') : undefined;
     } finally {
       closeSync(fd);
     }
@@ -425,19 +417,19 @@ const TYPES: ReadonlyArray<EntryFacts['type']> = ['file', 'symlink', 'folder', '
 
 /**
  * Write `tree` to `file`: a 4-byte length, a JSON header (begin time, counts, git modes, the short lists),
- * padding to 8, six float64 per row (type, size, mode, mtime, ctime, inode: clean rows then
- * folders), then the clean paths, folder paths and object ids joined by NUL.
+ * padding to 8, six float64 per clean entry (type, size, mode, mtime, ctime, inode), then the
+ * clean paths and object ids joined by NUL.
  */
 export function writeTree(file: string, tree: ScanTree): void {
-  const rows = [...tree.clean, ...tree.folders];
+  const rows = tree.clean;
   const numbers = new Float64Array(rows.length * 6);
   rows.forEach(({ facts }, index) => {
     numbers.set([TYPES.indexOf(facts.type), facts.size, facts.mode, facts.mtimeMs, facts.ctimeMs, facts.ino], index * 6);
   });
-  const header = Buffer.from(JSON.stringify({ version: TREE_FILE_VERSION, beginMs: tree.beginMs, clean: tree.clean.length, folders: tree.folders.length, gitModes: tree.gitModes, known: tree.known, ignored: tree.ignored }));
+  const header = Buffer.from(JSON.stringify({ version: TREE_FILE_VERSION, beginMs: tree.beginMs, clean: tree.clean.length, gitModes: tree.gitModes, known: tree.known, ignored: tree.ignored }));
   const headerEnd = 4 + header.length;
   const numbersStart = (headerEnd + 7) & ~7;
-  const text = Buffer.from([...tree.clean.map((row) => row.path), ...tree.folders.map((row) => row.path), ...tree.oids].join('\0'));
+  const text = Buffer.from([...tree.clean.map((row) => row.path), ...tree.oids].join('\0'));
   const out = Buffer.alloc(numbersStart + numbers.byteLength + text.length);
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);
@@ -451,10 +443,10 @@ export function readTree(file: string): ScanTree {
   const bytes = readFileSync(file);
   try {
     const headerLength = bytes.readUInt32LE(0);
-    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as { version: number; beginMs: number; clean: number; folders: number; gitModes: number[]; known: string[]; ignored: string[] };
+    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as { version: number; beginMs: number; clean: number; gitModes: number[]; known: string[]; ignored: string[] };
     if (header.version !== TREE_FILE_VERSION) throw new Error(`version ${header.version}`);
     const numbersStart = (4 + headerLength + 7) & ~7;
-    const rows = header.clean + header.folders;
+    const rows = header.clean;
     const numbers = new Float64Array(bytes.buffer.slice(bytes.byteOffset + numbersStart, bytes.byteOffset + numbersStart + rows * 48));
     const text = bytes.toString('utf8', numbersStart + rows * 48).split('\0');
     const row = (index: number): TreeRow => {
@@ -462,10 +454,9 @@ export function readTree(file: string): ScanTree {
       return { path: text[index] as string, facts: { type: TYPES[numbers[at] as number] as EntryFacts['type'], size: numbers[at + 1] as number, mode: numbers[at + 2] as number, mtimeMs: numbers[at + 3] as number, ctimeMs: numbers[at + 4] as number, ino: numbers[at + 5] as number } };
     };
     const clean = Array.from({ length: header.clean }, (_, index) => row(index));
-    const folders = Array.from({ length: header.folders }, (_, index) => row(header.clean + index));
     const oids = text.slice(rows, rows + header.clean);
     if (oids.length !== header.clean || header.gitModes.length !== header.clean) throw new Error('the counts do not match');
-    return { beginMs: header.beginMs, clean, oids, gitModes: header.gitModes, folders, known: header.known, ignored: header.ignored };
+    return { beginMs: header.beginMs, clean, oids, gitModes: header.gitModes, known: header.known, ignored: header.ignored };
   } catch (error) {
     throw new Error(`command window tree file ${file} is not one fh wrote (${error instanceof Error ? error.message : String(error)}): end the window again after removing it, or begin a new one`);
   }

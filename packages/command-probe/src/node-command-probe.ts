@@ -27,7 +27,7 @@
  * (every `.gitignore` on the way, through the `ignore` package; `.git` folders always skipped).
  *
  * Layout of `stateDir` (one folder per session): `{windowId}.tree` or `{windowId}.index`,
- * `{windowId}.blob-{n}`; all removed by `release`. Nothing is written into the project or its `.git`.
+ * `{windowId}.blob-{n}` (all removed by `release`), `ignored-folders.json` (see `IGNORED_FOLDERS_FILE`). Nothing is written into the project or its `.git`.
  */
 import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
 import { factsOf, MISSING_FACTS } from '@fh/core';
@@ -67,6 +67,23 @@ interface ScanState extends GitLocation {
   treeFile: string;
 }
 
+/**
+ * The session's folders ignored as a whole, as the last git scan found them (a JSON array of
+ * project paths in `stateDir`): the next scan lists them without entering them, while they stay
+ * ignored.
+ */
+const IGNORED_FOLDERS_FILE = 'ignored-folders.json';
+
+/** The folders in `file`, or none when it is missing or not such a list. */
+function readIgnoredFolders(file: string): Set<string> {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return new Set(Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
 /** Folders a walk never enters, whatever the ignore files say. */
 const ALWAYS_SKIPPED = new Set(['.git']);
 
@@ -91,10 +108,14 @@ export class NodeCommandProbe implements CommandProbe {
     const located = this.locateRepository(projectRoot);
     if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot) };
     await mkdir(this.stateDir, { recursive: true });
-    const scanned = unsupportedRepository(located) === undefined ? scanBegin(projectRoot, located) : undefined;
+    const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
+    const pruned = readIgnoredFolders(prunedFile);
+    const scanned = unsupportedRepository(located) === undefined ? await scanBegin(projectRoot, located, pruned) : undefined;
     if (scanned !== undefined && !('unsupported' in scanned)) {
       const treeFile = join(this.stateDir, `${windowId}.tree`);
       writeTree(treeFile, scanned.tree);
+      const ignoredFolders = scanned.tree.ignored.filter((key) => key.endsWith('/')).map((key) => key.slice(0, -1));
+      if (ignoredFolders.length !== pruned.size || ignoredFolders.some((folder) => !pruned.has(folder))) await writeFile(prunedFile, JSON.stringify(ignoredFolders));
       this.trees.set(windowId, scanned.tree);
       const state: ScanState = { kind: 'scan', ...located, treeFile };
       return { kind: 'git', state: state as unknown as JsonValue, own: scanned.own, ignored: scanned.ignored };
@@ -121,7 +142,7 @@ export class NodeCommandProbe implements CommandProbe {
     const saved = state as unknown as GitState | ScanState | { kind: 'walk' };
     if (saved.kind === 'walk') return { ...walkProject(projectRoot), indexChanged: new Map() };
     if (saved.kind === 'scan') {
-      const scanned = scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile));
+      const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile));
       const indexChanged = new Map<string, IndexEntry>();
       for (const [path, change] of scanned.changed) indexChanged.set(path, { blobId: change.blobId, gitMode: change.gitMode, mode: change.mode, contentChanged: change.contentChanged });
       return { own: scanned.own, ignored: scanned.ignored, indexChanged };
