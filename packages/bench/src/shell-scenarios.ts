@@ -8,6 +8,7 @@
  *   target ≥ 10× faster. The shadow index is warm: before each timed commit an untimed
  *   `add -A && commit` takes in what the other rounds changed, so the timed one costs exactly
  *   what a shadow repository pays per command (its stat cache, the 10 changed files, the tree);
+ * - the same window with `gitScan: 'status'` (git status before and after), for comparison;
  * - the physical bound: `lstatSync` of every file twice in-process (what any before/after
  *   comparison that trusts no watcher must do), printed as a share of the shadow commit: 10× is
  *   reachable only when it is under 0.10;
@@ -89,11 +90,11 @@ async function repository(context: BenchContext, project: string, files: number)
   return paths;
 }
 
-async function openWindow(context: BenchContext, project: string, store: FsBackupStore, sessionId: string): Promise<Window> {
+async function openWindow(context: BenchContext, project: string, store: FsBackupStore, sessionId: string, gitScan: 'index' | 'status' = 'index'): Promise<Window> {
   const history = await context.open({ projectRoot: project, sessionId, store });
   await history.makeSnapshot('turn');
   const stateDir = join(context.folders.base, 'commands', sessionId);
-  return { history, probe: new NodeCommandProbe({ stateDir }), journal: new FsCommandJournal(stateDir) };
+  return { history, probe: new NodeCommandProbe({ stateDir, gitScan }), journal: new FsCommandJournal(stateDir) };
 }
 
 async function run(context: BenchContext): Promise<void> {
@@ -101,6 +102,7 @@ async function run(context: BenchContext): Promise<void> {
   const store = new FsBackupStore({ root: folders.store });
   const paths = await repository(context, folders.project, 10_000);
   const window = await openWindow(context, folders.project, store, 'shell');
+  const statusWindow = await openWindow(context, folders.project, store, 'shell-status', 'status');
   const shadowEnv = { GIT_DIR: join(folders.base, 'shadow.git'), GIT_WORK_TREE: folders.project };
   context.log('shadow git repository ...');
   await git(folders.project, ['init', '-q'], shadowEnv);
@@ -111,14 +113,21 @@ async function run(context: BenchContext): Promise<void> {
   const floorTimes: number[] = [];
   const gitTimes: number[] = [];
   const lstatTimes: number[] = [];
+  const statusProbeTimes: number[] = [];
   const diskExtra: number[] = [];
   const changedSet = (round: number, who: number) => paths.slice((round * 3 + who) * CHANGED, (round * 3 + who + 1) * CHANGED);
   await mkdir(folders.floor, { recursive: true });
   context.log(`${ROUNDS} rounds of fh, the floor and shadow git, interleaved ...`);
   const absolutePaths = paths.map((path) => join(folders.project, path));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (let offset = 0; offset < 4; offset += 1) {
-      const who = (round + offset) % 4;
+    for (let offset = 0; offset < 5; offset += 1) {
+      const who = (round + offset) % 5;
+      if (who === 4) {
+        const changed = paths.slice((ROUNDS * 3 + round) * CHANGED, (ROUNDS * 3 + round + 1) * CHANGED);
+        statusProbeTimes.push(await timedWindow(statusWindow, () => command(folders.project, changed, round)));
+        await git(folders.project, ['add', '-A']);
+        continue;
+      }
       if (who === 3) {
         const started = process.hrtime.bigint();
         for (let pass = 0; pass < 2; pass += 1) for (const path of absolutePaths) lstatSync(path);
@@ -159,6 +168,7 @@ async function run(context: BenchContext): Promise<void> {
   context.report({ scenario: 'command window vs shadow git, 10,000 files', fh: fhTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes, factor: 10 }], kind: 'faster' });
   context.report({ scenario: '  bound: lstat ×2 of the 10,000 files as a share of shadow git (10× needs ≤ 0.10×)', fh: lstatTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes }], kind: 'info' });
   context.report({ scenario: '  command window against lstat ×2 of the 10,000 files', fh: fhTimes, floors: [{ name: 'lstatSync ×2', times: lstatTimes }], kind: 'info' });
+  context.report({ scenario: "  command window with gitScan: 'status' (git status before and after)", fh: statusProbeTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes }], kind: 'info' });
   context.report({ scenario: 'disk per 10-file command: bytes beyond the 10 before-images', fh: [median(diskExtra)], floors: [{ name: '1 byte', times: 1, factor: 0 }], unit: 'bytes' });
 
   const idleBefore = await storeBytes(folders.store, 'shell');

@@ -47,6 +47,14 @@ export interface NodeCommandProbeOptions {
   gitBinary?: string;
   /** The umask files are checked out with, for {@link NodeCommandProbe.checkoutMode}. Default: this process's. */
   umask?: number;
+  /**
+   * How a git work tree is listed. `'index'` (default): the in-process scan of `git-scan.ts` (no
+   * `git` for begin or end; every permission bit compared). `'status'`: `git status` against a
+   * saved copy of the index before and after (git compares only the executable bit, so a
+   * `chmod 750 → 777` is not seen); on a machine where spawning work to git's C code is cheaper
+   * than the scan's JavaScript, it can be faster (see README, Known limits).
+   */
+  gitScan?: 'index' | 'status';
 }
 
 /** What the probe keeps between `begin` and `end` of a git window. */
@@ -92,6 +100,7 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly stateDir: string;
   private readonly gitBinary: string;
   private readonly umask: number;
+  private readonly gitScan: 'index' | 'status';
   /** Trees of windows begun by this instance, so an end in the same process does not read the tree file back. */
   private readonly trees = new Map<string, ScanTree>();
 
@@ -102,6 +111,10 @@ export class NodeCommandProbe implements CommandProbe {
     this.stateDir = options.stateDir;
     this.gitBinary = options.gitBinary ?? 'git';
     this.umask = options.umask ?? process.umask();
+    if (options.gitScan !== undefined && options.gitScan !== 'index' && options.gitScan !== 'status') {
+      throw new Error(`NodeCommandProbe gitScan must be 'index' or 'status', got ${JSON.stringify(options.gitScan)}`);
+    }
+    this.gitScan = options.gitScan ?? 'index';
   }
 
   async begin(projectRoot: string, windowId: string): Promise<ProbeBegin> {
@@ -110,7 +123,7 @@ export class NodeCommandProbe implements CommandProbe {
     await mkdir(this.stateDir, { recursive: true });
     const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
     const pruned = readIgnoredFolders(prunedFile);
-    const scanned = unsupportedRepository(located) === undefined ? await scanBegin(projectRoot, located, pruned) : undefined;
+    const scanned = this.gitScan === 'index' && unsupportedRepository(located) === undefined ? await scanBegin(projectRoot, located, pruned) : undefined;
     if (scanned !== undefined && !('unsupported' in scanned)) {
       const treeFile = join(this.stateDir, `${windowId}.tree`);
       writeTree(treeFile, scanned.tree);

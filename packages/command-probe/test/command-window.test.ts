@@ -333,6 +333,22 @@ describe('the in-process scan of a git work tree', () => {
     await expectRewindAndUndo(world, before, readTree(world.project));
   });
 
+  it("gitScan: 'status' lists with git status instead, and captures the same", async () => {
+    world = await openWorld(baseRepository);
+    const before = readTree(world.project);
+    const probe = new NodeCommandProbe({ stateDir: join(world.base, 'status'), gitScan: 'status' });
+    const journal = new FsCommandJournal(join(world.base, 'status'));
+    await world.history.beginCommand({ probe, journal, windowId: 'w1' });
+    expect((await journal.loadWindow('w1'))?.probeState).toMatchObject({ kind: 'git' });
+    sh(world.project, "sed -i 's/one/ONE/' src/a.txt && rm docs/guide.md");
+    const capture = await world.history.endCommand('w1', { probe, journal });
+    expect(capture.captured).toEqual([
+      { path: 'docs/guide.md', change: 'deleted', source: 'git' },
+      { path: 'src/a.txt', change: 'modified', source: 'git' },
+    ]);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+
   it('racy git: an entry modified within the same second the index was written is hashed, never trusted by its stat data', async () => {
     world = await openWorld(baseRepository);
     sh(world.project, "printf 'BBBB\\n' > src/lib/b.txt");
