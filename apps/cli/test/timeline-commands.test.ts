@@ -187,11 +187,14 @@ describe('fh diff --undo', () => {
     expect(nothing.stdout.split('\n')[0]).toBe(`Undoing to just before point ${p1} would change no files`);
   }, 60_000);
 
-  it('names an unknown point and what lists them; paths are refused', async () => {
+  it('names an unknown point and what lists them (an unknown turn too, with --session); paths are refused', async () => {
     const box = await sandbox();
     await rewindsAndUndo(box);
     const unknown = await fh(box, ['diff', '--undo', 'ffffffff']);
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'fh: session s has no timeline point "ffffffff" (fh undo --list shows them)\n']);
+    const unknownTurn = await fh(box, ['diff', 'zzzz']);
+    expect(unknownTurn.exitCode).toBe(1);
+    expect(unknownTurn.stderr).toContain(`fh --store fs:${box.store} --session s --project ${box.project} list`);
     const withPaths = await fh(box, ['diff', '--undo', 'ffffffff', '--', 'a.txt']);
     expect([withPaths.exitCode, withPaths.stderr]).toEqual([2, 'fh: fh diff --undo <point> previews the whole undo: it takes no message id, paths or --agent; nothing was read\n']);
   }, 60_000);

@@ -19,7 +19,7 @@
  * `uncounted` are null for points saved before fh recorded them (shown as `?`; `fh diff --undo
  * <point>` counts what undoing to it would change now). JSON (`--prune`): `{ "sessionId", "removed": [ids] }`.
  */
-import { readTimeline, timelineRows, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
+import { buildTimeline, readTimeline, readTimelinePoints, timelineRows, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
 import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
@@ -126,7 +126,10 @@ async function listPoints(context: CommandContext): Promise<void> {
   const session = await openSession(context, { lock: false, preferTimeline: true });
   try {
     const undo = await undoStoreFor(context, session);
-    const timeline = await readTimeline(undo, { onWarning: (message) => context.output.warn(message) });
+    const onWarning = (message: string) => context.output.warn(message);
+    // An fh session keeps its timeline in its own log, which opening it has read already.
+    const ownLog = !session.claude && undo.store === session.store && undo.sessionId === session.sessionId;
+    const timeline = ownLog ? buildTimeline(readTimelinePoints(session.records, onWarning)) : await readTimeline(undo, { onWarning });
     const rows = timelineRows(timeline);
     const colors = context.output.colors;
     const lines = (row: TimelineRow): string => {
