@@ -23,6 +23,8 @@ export interface GlobalOptions {
   claude?: string | boolean;
   /** `--json`. */
   json?: boolean;
+  /** `--verbose`: errors keep fh's internal names (backup objects, temp files). */
+  verbose?: boolean;
 }
 
 /** What a command runs with. Resolution is lazy: a command that needs no store opens none. */

@@ -8,6 +8,7 @@
 import type { Writable } from 'node:stream';
 import picocolors from 'picocolors';
 import { formatBytes } from './format.js';
+import { warningCollector } from './warnings.js';
 
 /** picocolors' colour functions (plain `String` when colours are off). */
 export type Colors = ReturnType<typeof picocolors.createColors>;
@@ -71,6 +72,8 @@ export class Output {
   private documentWritten = false;
   /** Bars shown or due: any text printed removes them first, so a bar never mixes with it. */
   private readonly bars = new Set<Progress>();
+  /** Warnings held until the next text (or the end of the command), repeats collapsed. */
+  private readonly warnings = warningCollector((line) => this.stderr.write(`${this.errorColors.yellow('fh: warning:')} ${line}\n`));
 
   constructor(options: OutputOptions) {
     const environment = options.environment ?? process.env;
@@ -83,9 +86,10 @@ export class Output {
     this.progressDelayMs = delay !== undefined && /^\d+$/.test(delay) ? Number(delay) : PROGRESS_DELAY_MS;
   }
 
-  /** Remove every progress bar (before text is printed). */
+  /** Remove every progress bar and print the warnings held (before other text is printed). */
   clearProgress(): void {
     for (const bar of [...this.bars]) bar.stop();
+    this.warnings.flush();
   }
 
   /** Whether the JSON document has been written (errors after that add none). */
@@ -127,10 +131,13 @@ export class Output {
     this.stderr.write(`${text}\n`);
   }
 
-  /** A warning on stderr, prefixed `fh: warning:`. */
+  /**
+   * A warning on stderr, prefixed `fh: warning:`. Held until the next text this output prints
+   * (or {@link clearProgress} at the end of the command): warnings that differ only in numbers
+   * and quoted names are printed once, with how many more there were (`warningCollector`).
+   */
   warn(text: string): void {
-    this.clearProgress();
-    this.stderr.write(`${this.errorColors.yellow('fh: warning:')} ${text}\n`);
+    this.warnings.warn(text);
   }
 
   /**

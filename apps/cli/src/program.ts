@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import packageJson from '../package.json' with { type: 'json' };
 import { describeError, ExitCode, UsageError } from './cli-errors.js';
 import { escapeControl } from './format.js';
+import { plainError } from './plain-errors.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 
 /** A command module's entry point: returns the exit code (0 when omitted). */
@@ -77,6 +78,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--other-project', 'let track, snapshot, rewind, undo and fork use a --project other than the one the session recorded')
     .option('--claude [configDir]', 'open Claude Code session data (default folder: $CLAUDE_CONFIG_DIR, else ~/.claude)')
     .option('--json', 'print one JSON document on stdout')
+    .option('--verbose', "show fh's internal names in errors (backup objects, temp files, the store's own wording)")
     .exitOverride()
     .showHelpAfterError('(fh --help shows usage)')
     .configureHelp({ showGlobalOptions: true });
@@ -269,6 +271,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   );
   try {
     await program.parseAsync(normaliseArguments(argv), { from: 'user' });
+    context?.output.clearProgress();
     return exitCode;
   } catch (error) {
     const json = context?.output.json ?? beforeDashes.includes('--json');
@@ -285,7 +288,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (json) process.stdout.write(errorDocument('FH_USAGE', error.message.replace(/^error: /, ''), []));
       return ExitCode.usage;
     }
-    const described = describeError(error);
+    const raw = describeError(error);
+    const verbose = context?.options.verbose === true || beforeDashes.includes('--verbose');
+    const plain = (text: string) => (verbose ? text : plainError(text));
+    const described = { ...raw, message: plain(raw.message), details: raw.details.map(plain), ...(raw.hint === undefined ? {} : { hint: plain(raw.hint) }) };
+    context?.output.clearProgress();
     if (json && context?.output.wroteDocument !== true) {
       process.stdout.write(errorDocument(described.code, described.message, described.details, described.hint));
     }

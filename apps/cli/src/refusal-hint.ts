@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import type { DiffStats } from '@fh/core';
 import { fhCommand } from './command-hint.js';
 import type { CommandContext } from './context.js';
-import { refusingPaths } from './render-stats.js';
+import { refusingPaths, type StatsWithRefusals } from './render-stats.js';
 
 /** Most files a printed `--paths` command names; more are left to `fh diff`. */
 const MAX_HINT_PATHS = 20;
@@ -30,7 +30,16 @@ export function otherFilesHint(
   const session = { session: sessionId };
   const refusing = new Set([...refusingPaths(stats), ...refused]);
   const others = stats.filesChanged.filter((path) => !refusing.has(path));
-  if (others.length === 0) return 'No other file would change: every change this rewind makes needs a missing or damaged backup.';
+  if (others.length === 0) {
+    const kinds = new Set([...((stats as StatsWithRefusals).refusals?.map((refusal) => refusal.kind) ?? ['backup-missing']), ...(refused.length > 0 ? ['backup-missing'] : [])]);
+    const why =
+      kinds.size > 1
+        ? 'needs a missing or damaged backup or a file that cannot be read'
+        : kinds.has('unreadable')
+          ? 'is to a file that cannot be read (make it readable, then rewind again)'
+          : 'needs a missing or damaged backup';
+    return `No other file would change: every change this rewind makes ${why}.`;
+  }
   if (others.length > MAX_HINT_PATHS) {
     return `To rewind the other ${others.length} files, name them with --paths (${fhCommand(context, ['diff', messageId], session)} lists them).`;
   }

@@ -80,7 +80,7 @@ describe('fh --claude on a Claude Code session', () => {
     const document = JSON.parse(result.stdout);
     expect(document.code.deleted).toEqual(['new.txt']);
     expect(document.code.failed.map((entry: { path: string }) => entry.path)).toEqual(['app.js']);
-    expect(result.stderr).toMatch(/^fh: 1 file could not be rewound\n  app\.js: .+\n$/);
+    expect(result.stderr).toMatch(/^fh: 1 file could not be rewound\n  app\.js: .+\n\d+ other files? in .+ (was|were) rewound; the file named above was left as it was\. To put everything back: fh .+ undo\n$/);
     expect(await readFile(join(fixture.projectRoot, 'app.js'), 'utf8')).toBe(CLAUDE_CONTENT.appNow);
     await expect(stat(join(fixture.projectRoot, 'new.txt'))).rejects.toThrow(/ENOENT/);
   });

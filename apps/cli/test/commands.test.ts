@@ -32,7 +32,7 @@ describe('fh track, snapshot, list, diff, sessions', () => {
     await other.fh(['--session', 's', 'snapshot', 'm0']);
     const { result, json } = await other.fhJson(['--session', 's', 'track', 'src/x.ts', join(other.project, 'missing.txt')]);
     expect(result.exitCode).toBe(0);
-    expect(json).toEqual({ sessionId: 's', projectRoot: other.project, tracked: ['src/x.ts', 'missing.txt'], failed: [] });
+    expect(json).toEqual({ sessionId: 's', projectRoot: other.project, tracked: ['src/x.ts', 'missing.txt'], links: [], failed: [] });
     expect(result.stderr).toBe('');
   });
 
@@ -304,7 +304,10 @@ describe('one-line errors without repeats, strict numbers, a missing --claude fo
     await writeFile(logPath, `${lines.map((record) => JSON.stringify(record)).join('\n')}\n`);
     const result = await box.fh(['--session', 's', 'rewind', 'm1', '--yes']);
     expect(result.exitCode).toBe(3);
-    expect(result.stderr).toBe('fh: 1 file could not be rewound\n  b.txt: its backup at this snapshot failed: EACCES: permission denied\n');
+    expect(result.stderr).toBe(
+      'fh: 1 file could not be rewound\n  b.txt: its backup at this snapshot failed: EACCES: permission denied\n' +
+        `1 other file in ${box.project} was rewound; the file named above was left as it was. To put everything back: fh --store fs:${box.store} --session s --project ${box.project} undo\n`,
+    );
   });
 
   it('cleanup --older-than takes plain decimal numbers only (exit 2)', async () => {

@@ -107,7 +107,12 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
     const rewind = await fh(['rewind', 'u2', '--mode', 'code', '--yes']);
     expect(rewind.exitCode).toBe(3);
     expect(rewind.stderr).toBe(
-      ['fh: 1 file could not be rewound', `  app.js: its backup at this snapshot failed: backup ${appV2} missing from Claude Code session ${CLAUDE_SESSION}`, ''].join('\n'),
+      [
+        'fh: 1 file could not be rewound',
+        `  app.js: its backup at this snapshot failed: backup ${appV2} missing from Claude Code session ${CLAUDE_SESSION}`,
+        `1 other file in ${fixture.projectRoot} was rewound; the file named above was left as it was. To put everything back: fh --claude ${fixture.configDir} --store fs:${join(base, 'store')} --session ${CLAUDE_SESSION} undo`,
+        '',
+      ].join('\n'),
     );
   });
 });

@@ -36,6 +36,7 @@ import { commandFolder, endStaleWindows, openCommandTools } from '../command-win
 import { openFhHistory } from '../fh-history.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 import { probeWorktree } from '../worktree-probe.js';
+import { warningCollector } from '../warnings.js';
 import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
 import type { HookAction, HookEvent, HookOptions } from './hook.js';
 
@@ -108,9 +109,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       ends = await readLogEnds(log);
       everything = ends?.whole === true ? ends.head : undefined;
     }
-    const onWarning = (message: string): void => {
-      process.stderr.write(`fh hook: warning: ${message}\n`);
-    };
+    const warnings = warningCollector((line) => process.stderr.write(`fh hook: warning: ${line}\n`));
+    const onWarning = (message: string): void => warnings.warn(message);
     // Every event needs only the newest snapshot: trackEdit and the command windows attach to it,
     // and a prompt's makeSnapshot continues from it (the full record carries what retention needs),
     // so no event rebuilds the session's older snapshots.
@@ -172,6 +172,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       await history.makeSnapshot(messageId);
     } finally {
       await history.close();
+      warnings.flush();
     }
   } finally {
     await lock?.release();

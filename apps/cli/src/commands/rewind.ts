@@ -236,10 +236,16 @@ export async function run(context: CommandContext, messageArgument: string | und
         onUndoPointSaved: () => (writing = true),
       })
       .catch(async (error: unknown) => {
-        if (!FhError.hasCode(error, 'FH_BACKUP_MISSING')) throw error;
-        const stats = await rewinder.preview(messageId, filter);
-        const refused = (error as BackupMissingError).missing.map((entry) => entry.path);
-        throw new HintedError(error, otherFilesHint(context, session, messageId, stats, hintWords, refused));
+        if (FhError.hasCode(error, 'FH_BACKUP_MISSING')) {
+          const stats = await rewinder.preview(messageId, filter);
+          const refused = (error as BackupMissingError).missing.map((entry) => entry.path);
+          throw new HintedError(error, otherFilesHint(context, session, messageId, stats, hintWords, refused));
+        }
+        // Refused before the first write (the undo point could not be saved, say): say so.
+        if (!writing && !(error instanceof HintedError) && !/\bnothing\b/i.test(error instanceof Error ? error.message : String(error))) {
+          throw new HintedError(error, `Nothing was changed in ${displayPath(session.projectRoot)}. Fix what is named above and rewind again${paths === undefined ? `, or leave that file out with --paths (${fhCommand(context, ['diff', messageId], { session: session.sessionId })} lists the files)` : ''}.`);
+        }
+        throw error;
       })
       .finally(() => process.removeListener('SIGINT', onInterrupt));
     const code = result.code === undefined
@@ -262,6 +268,8 @@ export async function run(context: CommandContext, messageArgument: string | und
             undoSession: result.outside.undoPoint === null || result.outside.undoPoint === undefined ? null : `${session.sessionId}.outside`,
           };
     const colors = context.output.colors;
+    // Something was written (an undo point alone changes no file): only then is there anything to undo.
+    const changedFiles = (code === null ? 0 : code.restored.length + code.deleted.length) > 0;
     const ownConversation = !session.claude && conversation !== null;
     context.output.result(
       { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation, outside, ...(result.agent === undefined ? {} : { agent: selectionDocument(result.agent) }) },
@@ -290,7 +298,7 @@ export async function run(context: CommandContext, messageArgument: string | und
                   ...outside.deleted.map((path) => `  deleted   ${displayPath(path)}`),
                   ...outside.skipped.map((entry) => `  ${colors.yellow('skipped')}   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
                 ]),
-        ...(undoId === null ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'], { session: session.sessionId })}`)]),
+        ...(undoId === null || !changedFiles ? [] : [colors.dim(`Undo with: ${fhCommand(context, ['undo'], { session: session.sessionId })}`)]),
         ...(outside === null || outside.undoSession === null ? [] : [colors.dim(`Undo the files outside the project with: ${fhCommand(context, ['undo', '--outside'], { session: session.sessionId })}`)]),
         ...(conversation === null
           ? []
@@ -314,10 +322,18 @@ export async function run(context: CommandContext, messageArgument: string | und
     const failed = [...(code?.failed ?? []), ...(outside?.failed ?? [])];
     const skipped = [...(code?.skipped ?? []), ...(outside?.skipped ?? [])];
     if (failed.length > 0 || skipped.length > 0) {
-      throw new PartialFailureError(partialMessage(failed.length, skipped.length, 'rewound'), [
+      const partial = new PartialFailureError(partialMessage(failed.length, skipped.length, 'rewound'), [
         ...failed,
         ...skipped.map((entry) => ({ path: entry.path, error: `skipped: ${entry.reason}` })),
       ]);
+      if (failed.length === 0) throw partial;
+      const changed = (code?.restored.length ?? 0) + (code?.deleted.length ?? 0);
+      throw new HintedError(
+        partial,
+        changed === 0
+          ? `Nothing was changed in ${displayPath(session.projectRoot)}.`
+          : `${plural(changed, 'other file')} in ${displayPath(session.projectRoot)} ${changed === 1 ? 'was' : 'were'} rewound; the ${failed.length === 1 ? 'file' : 'files'} named above ${failed.length === 1 ? 'was' : 'were'} left as ${failed.length === 1 ? 'it was' : 'they were'}. To put everything back: ${fhCommand(context, ['undo'], { session: session.sessionId })}`,
+      );
     }
   } finally {
     await session.close();

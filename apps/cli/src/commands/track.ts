@@ -7,14 +7,19 @@
  * file's entry records the sub-agent (`history.forSubagent`). `--agent main` (or no `--agent`) is
  * the main agent.
  *
- * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "failed": [{ "path", "error" }] }`,
+ * A symbolic link inside the project is not backed up itself: trackEdit backs up the file it leads
+ * to (when that is inside the project), which is what `tracked` names, with the link in `links`.
+ *
+ * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "links": [{ "path", "target" }],
+ * "failed": [{ "path", "error" }] }`,
  * plus `"agent": { "by", "agentId", "agentType" }` when `--agent` is given.
  * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
  * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { agentFromIds, toTrackingPath, type AgentIdentity } from '@fh/core';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { agentFromIds, realPathOrNearest, toTrackingPath, type AgentIdentity } from '@fh/core';
 import { PartialFailureError, UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
 import { displayPath } from '../format.js';
@@ -57,6 +62,7 @@ export async function run(context: CommandContext, paths: string[], options: Tra
       throw new Error(`session ${session.sessionId} has no checkpoint yet: run fh snapshot <messageId> first`);
     }
     const tracked: string[] = [];
+    const links: Array<{ path: string; target: string }> = [];
     const failed: Array<{ path: string; error: string }> = [];
     let firstError: unknown;
     const progress = context.output.progress('track: backing up files', paths.length, { unit: 'files', showBytes: true });
@@ -68,7 +74,11 @@ export async function run(context: CommandContext, paths: string[], options: Tra
         if (path === '') throw new UsageError('an empty path is not a file to track');
         if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
         await (agent?.by === 'subagent' ? session.history.forSubagent(agent).trackEdit(absolute) : session.history.trackEdit(absolute));
-        tracked.push(toTrackingPath(session.projectRoot, absolute));
+        const given = toTrackingPath(session.projectRoot, absolute);
+        // trackEdit backs up the file a symlink leads to (inside the project), not the link.
+        const real = linkedTrackingPath(session.projectRoot, absolute);
+        tracked.push(real ?? given);
+        if (real !== undefined && real !== given) links.push({ path: given, target: real });
       } catch (error) {
         firstError ??= error;
         failed.push({ path, error: error instanceof Error ? error.message : String(error) });
@@ -79,12 +89,33 @@ export async function run(context: CommandContext, paths: string[], options: Tra
     if (tracked.length === 0 && firstError !== undefined) throw firstError;
     const agentField = agent === undefined ? {} : { agent: agentDocument(agent) };
     const by = agent?.by === 'subagent' ? ` for the ${agentLabel(agent)}` : '';
-    context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, tracked, failed, ...agentField }, () =>
-      tracked.map((path) => `tracked ${displayPath(path)}${by}`),
+    const through = new Map(links.map((link) => [link.target, link.path]));
+    context.output.result({ sessionId: session.sessionId, projectRoot: session.projectRoot, tracked, links, failed, ...agentField }, () =>
+      tracked.map((path) => {
+        const link = through.get(path);
+        return `tracked ${displayPath(path)}${by}${link === undefined ? '' : ` (${displayPath(link)} is a symbolic link to it; the link itself is left as it is)`}`;
+      }),
     );
     if (failed.length > 0) throw new PartialFailureError(`${failed.length} of ${paths.length} paths were not tracked`, failed);
     return 0;
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * The tracking path of the file `absolutePath` really is (symlinks resolved, as trackEdit does)
+ * when it lies inside the project's real root; undefined otherwise (then the path itself is
+ * tracked) or when it cannot be resolved.
+ */
+function linkedTrackingPath(projectRoot: string, absolutePath: string): string | undefined {
+  try {
+    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    if (real === undefined) return undefined;
+    const rest = relative(realpathSync.native(projectRoot), real);
+    if (rest === '' || rest === '..' || rest.startsWith(`..${sep}`) || isAbsolute(rest)) return undefined;
+    return rest.split(sep).join('/');
+  } catch {
+    return undefined;
   }
 }

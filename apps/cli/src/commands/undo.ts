@@ -99,7 +99,7 @@ function report(context: CommandContext, session: OpenedSession, result: UndoRes
       ...result.recovered
         .filter((recovery) => recovery.pointId !== result.target || result.operation !== 'recover')
         .map((recovery) => `First rolled back the interrupted ${recovery.operation} ${displayId(recovery.pointId)} (${recovery.restored.length} restored, ${recovery.deleted.length} deleted)`),
-      `${what}: ${result.restored.length} restored, ${result.deleted.length} deleted`,
+      `${what}: ${result.restored.length} restored, ${result.deleted.length} deleted, in ${displayPath(session.projectRoot)}`,
       ...result.restored.map((path) => `  restored  ${displayPath(path)}`),
       ...result.deleted.map((path) => `  deleted   ${displayPath(path)}`),
       ...result.skipped.map((entry) => `  skipped   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),

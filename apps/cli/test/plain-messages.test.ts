@@ -1,0 +1,132 @@
+/**
+ * Error messages a person can act on (issue 15): what was wrong, what fh did (nothing, or which
+ * files), what to do; no temp-file, `/proc/self/fd/…` or backup-object names unless --verbose;
+ * repeated warnings as one line with a count; `fh track` of a symlink names the file it backed up.
+ * Permission failures run as `nobody` (root reads everything).
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFile, chmod, readFile, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { baseEnvironment, cliPath, sandbox, writeFiles, type CliResult, type Sandbox } from './helpers.js';
+
+/** Run fh as `nobody` (the sandbox chowned to it first) with the sandbox's store, project and session `s`. */
+function asNobody(box: Sandbox, args: readonly string[]): CliResult {
+  try {
+    const stdout = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliPath, '--store', `fs:${box.store}`, '--project', box.project, '--session', 's', ...args], {
+      cwd: box.project,
+      env: baseEnvironment(box.home),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return { exitCode: 0, stdout, stderr: '' };
+  } catch (error) {
+    const failed = error as { status: number; stdout: string; stderr: string };
+    return { exitCode: failed.status, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** A session `s` (owned by nobody) whose checkpoint t1 tracks `files`, all changed since. */
+async function trackedAndChanged(box: Sandbox, files: Record<string, string>): Promise<void> {
+  await writeFiles(box.project, files);
+  execFileSync('chown', ['-R', 'nobody:nogroup', join(box.project, '..')]);
+  expect(asNobody(box, ['snapshot', 't1']).exitCode).toBe(0);
+  expect(asNobody(box, ['track', ...Object.keys(files)]).exitCode).toBe(0);
+  for (const path of Object.keys(files)) await appendFile(join(box.project, path), 'changed\n');
+}
+
+describe('messages without internals', () => {
+  it('a read-only folder: the file and the reason, that nothing changed and what to do; no "Undo with"; --verbose keeps the internals', async () => {
+    const box = await sandbox();
+    await trackedAndChanged(box, { 'ro/c.txt': 'c at t1\n' });
+    await chmod(join(box.project, 'ro'), 0o555);
+    const rewind = asNobody(box, ['rewind', 't1', '--mode', 'code', '--yes']);
+    expect(rewind).toEqual({
+      exitCode: 3,
+      stdout: `Rewound the code to t1: 0 restored, 0 deleted, 1 failed, in ${box.project}\n`,
+      stderr: [
+        'fh: 1 file could not be rewound',
+        '  ro/c.txt: cannot write the file: permission denied (fh writes a temp file in its folder and renames it over the file, so the folder must be writable)',
+        `Nothing was changed in ${box.project}.`,
+        '',
+      ].join('\n'),
+    });
+    expect(await readFile(join(box.project, 'ro/c.txt'), 'utf8')).toBe('c at t1\nchanged\n');
+    const verbose = asNobody(box, ['--verbose', 'rewind', 't1', '--mode', 'code', '--yes']);
+    expect(verbose.exitCode).toBe(3);
+    expect(verbose.stderr).toMatch(/\/proc\/self\/fd\/\d+\/\.c\.txt\.fh-[0-9a-f]+\.tmp/);
+    expect(verbose.stderr).toMatch(/restoreBackup "[0-9a-f]{16}@v1"/);
+  });
+
+  it('some files rewound, one failed: names how many changed and how to put them back', async () => {
+    const box = await sandbox();
+    await trackedAndChanged(box, { 'a.txt': 'a at t1\n', 'ro/c.txt': 'c at t1\n' });
+    await chmod(join(box.project, 'ro'), 0o555);
+    const rewind = asNobody(box, ['rewind', 't1', '--mode', 'code', '--yes']);
+    expect(rewind.exitCode).toBe(3);
+    expect(rewind.stdout).toContain(`Undo with: fh --store fs:${box.store} --session s --project ${box.project} undo\n`);
+    expect(rewind.stderr).toBe(
+      [
+        'fh: 1 file could not be rewound',
+        '  ro/c.txt: cannot write the file: permission denied (fh writes a temp file in its folder and renames it over the file, so the folder must be writable)',
+        `1 other file in ${box.project} was rewound; the file named above was left as it was. To put everything back: fh --store fs:${box.store} --session s --project ${box.project} undo`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('an unreadable file: the rewind refuses naming the file, says nothing changed; diff says why it will be refused', async () => {
+    const box = await sandbox();
+    await trackedAndChanged(box, { 'b.txt': 'b at t1\n' });
+    await chmod(join(box.project, 'b.txt'), 0o000);
+    const rewind = asNobody(box, ['rewind', 't1', '--mode', 'code', '--yes']);
+    expect(rewind).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr:
+        `fh: cannot read ${join(box.project, 'b.txt')} to back it up: permission denied\n` +
+        `Nothing was changed in ${box.project}. Fix what is named above and rewind again, or leave that file out with --paths (fh --store fs:${box.store} --session s --project ${box.project} diff t1 lists the files).\n`,
+    });
+    const diff = asNobody(box, ['diff', 't1']);
+    expect(diff.exitCode).toBe(0);
+    expect(diff.stdout).toContain('but the rewind will be refused and change nothing: b.txt cannot be read');
+    expect(diff.stdout).toContain('No other file would change: every change this rewind makes is to a file that cannot be read (make it readable, then rewind again).');
+    expect(diff.stdout).not.toContain('missing backup');
+  });
+});
+
+describe('fh track of a symbolic link', () => {
+  it('names the file it backed up and the link that leads to it', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'real.txt': 'real\n' });
+    await symlink('real.txt', join(box.project, 'link.txt'));
+    expect((await box.fh(['--session', 'l', 'snapshot', 'm1'])).exitCode).toBe(0);
+    expect(await box.fh(['--session', 'l', 'track', 'link.txt'])).toEqual({
+      exitCode: 0,
+      stdout: 'tracked real.txt (link.txt is a symbolic link to it; the link itself is left as it is)\n',
+      stderr: '',
+    });
+    const { json } = await box.fhJson<{ tracked: string[]; links: unknown[] }>(['--session', 'l', 'track', 'link.txt']);
+    expect([json.tracked, json.links]).toEqual([['real.txt'], [{ path: 'link.txt', target: 'real.txt' }]]);
+    const list = await box.fhJson<{ checkpoints: Array<{ filesChanged: string[] }> }>(['--session', 'l', 'list']);
+    await appendFile(join(box.project, 'real.txt'), 'more\n');
+    const diff = await box.fhJson<{ filesChanged: string[] }>(['--session', 'l', 'diff', 'm1']);
+    expect(list.json.checkpoints).toHaveLength(1);
+    expect(diff.json.filesChanged).toEqual(['real.txt']);
+  });
+});
+
+describe('repeated warnings', () => {
+  it('six malformed records in the log: one warning line with the count, in fh list and in fh hook', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    expect((await box.fh(['--session', 'w', 'snapshot', 'm1'])).exitCode).toBe(0);
+    await appendFile(join(box.store, 'sessions', 'w.jsonl'), '{"type":"file-history-snapshot","bogus":1}\n'.repeat(6));
+    const list = await box.fh(['--session', 'w', 'list']);
+    expect(list.exitCode).toBe(0);
+    expect(list.stderr).toBe('fh: warning: file-history-snapshot record without a snapshot object skipped (and 5 more like it)\n');
+    const event = JSON.stringify({ session_id: 'w', cwd: box.project, hook_event_name: 'UserPromptSubmit', prompt: 'next' });
+    const hook = await box.fh(['hook'], { input: event });
+    expect(hook).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: warning: file-history-snapshot record without a snapshot object skipped (and 5 more like it)\n' });
+  });
+});
