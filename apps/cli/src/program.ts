@@ -100,7 +100,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   program
     .command('track')
     .description('back files up before an agent edits them')
-    .argument('<paths...>', 'files to track (relative to the project or absolute)')
+    .argument('<paths...>', 'files to track, inside the project (relative to the current folder, or absolute); a symbolic link is followed to the file it leads to')
     .option('--agent <agentId>', "the sub-agent about to edit them: its changes are attributed to it ('main': the main agent, the default)")
     .option('--agent-type <type>', "that sub-agent's type (general-purpose, Explore, ...)")
     .action(action(async () => (await import('./commands/track.js')).run));
@@ -139,7 +139,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .description('show what rewinding to a checkpoint would change (a dry run), and whether the rewind would be refused')
     .argument('[messageId]', `the checkpoint: ${REFERENCE_HELP}`)
     .argument('[paths...]', 'only these tracked files (after --, so a path may start with a dash)')
-    .option('--patch', 'print a git-style patch from now to the checkpoint (git apply takes it; through $PAGER on a terminal)')
+    .option('--patch', 'print a git-style patch from now to the checkpoint (git apply takes it; through $PAGER, default less -FRX, on a terminal)')
     .option('--stat', "print git's diffstat (path | changes +++---)")
     .option('--name-only', 'print only the paths that would change')
     .option('--paths <paths...>', 'only these tracked files (with --agent: conflicting files to include)')
@@ -218,7 +218,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
 
   const hook = program
     .command('hook')
-    .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt')
+    .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt, a checkpoint at Stop; a bad event (no absolute cwd, say) is named on stderr and records nothing; always exits 0')
     .action(action(async () => (await import('./commands/hook.js')).run));
   // fh hook records into fh's own store; Claude Code's data is only read: --claude there is a mistake.
   hook.hook('preAction', (_hook, actionCommand) => {
