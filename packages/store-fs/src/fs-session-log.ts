@@ -158,17 +158,12 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * The file's bytes in order, in chunks of at most {@link STREAM_CHUNK_BYTES}, read as they are
-   * consumed (one open file until the iteration ends). A missing file yields nothing. Throws the
-   * core's errors (`PermissionError`, ...).
+   * consumed (one open file until the iteration ends). A missing file yields nothing; a log that
+   * is a symlink is a `CorruptError`, as for `read`. Throws the core's errors (`PermissionError`, ...).
    */
   async *readStream(): AsyncGenerator<Uint8Array> {
-    let handle: FileHandle;
-    try {
-      handle = await this.fs.open(this.path, 'r');
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return;
-      throw translateFsError(error, `read session log "${this.path}"`);
-    }
+    const handle = await this.openForRead();
+    if (handle === undefined) return;
     try {
       for (let position = 0; ; ) {
         let chunk: Buffer;
@@ -187,20 +182,28 @@ export class FsSessionLog implements SessionLog {
   }
 
   /**
+   * The log opened for positioned reads (never through a link), or undefined when it does not
+   * exist. A linked log is a `CorruptError`; other errors are translated.
+   */
+  private async openForRead(): Promise<FileHandle | undefined> {
+    try {
+      await this.refuseLink();
+      return await this.fs.open(this.path, this.readFlags);
+    } catch (error) {
+      if (error instanceof CorruptError) throw error;
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw translateFsError(error, `read session log "${this.path}"`);
+    }
+  }
+
+  /**
    * The records of the first `headBytes` and the last `tailBytes` of the file (whole lines only),
    * read with two positioned reads; the whole file, parsed once, when the two ranges cover it.
    * A missing file reads as empty and whole.
    */
   async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
-    let handle: FileHandle;
-    try {
-      await this.refuseLink();
-      handle = await this.fs.open(this.path, this.readFlags);
-    } catch (error) {
-      if (error instanceof CorruptError) throw error;
-      if (errnoCode(error) === 'ENOENT') return { head: [], tail: [], whole: true };
-      throw translateFsError(error, `read session log "${this.path}"`);
-    }
+    const handle = await this.openForRead();
+    if (handle === undefined) return { head: [], tail: [], whole: true };
     try {
       const { size } = await handle.stat();
       if (size <= headBytes + tailBytes) {
@@ -225,15 +228,8 @@ export class FsSessionLog implements SessionLog {
    * file. A missing file reads as empty and whole.
    */
   async readTail(headBytes: number, tailBytes: number): Promise<LogTail> {
-    let handle: FileHandle;
-    try {
-      await this.refuseLink();
-      handle = await this.fs.open(this.path, this.readFlags);
-    } catch (error) {
-      if (error instanceof CorruptError) throw error;
-      if (errnoCode(error) === 'ENOENT') return { head: [], tail: new Uint8Array(0), whole: true };
-      throw translateFsError(error, `read session log "${this.path}"`);
-    }
+    const handle = await this.openForRead();
+    if (handle === undefined) return { head: [], tail: new Uint8Array(0), whole: true };
     try {
       const { size } = await handle.stat();
       if (size <= headBytes + tailBytes) return { head: [], tail: await readRange(handle, 0, size), whole: true };

@@ -85,7 +85,7 @@ describe('no links inside the store', () => {
     expect(await readdir(join(base, 'elsewhere'))).toEqual([]);
   });
 
-  it('refuses a session log that is a symbolic link: nothing is appended to or read from the outside file', async () => {
+  it('refuses a session log that is a symbolic link: nothing is appended to or read from the outside file (read, readEnds, readTail, readStream)', async () => {
     const { base, root, store } = await recordingStore();
     await writeFile(join(base, 'outside.jsonl'), '{"type":"outside"}\n');
     await mkdir(join(root, 'sessions'), { recursive: true });
@@ -93,6 +93,10 @@ describe('no links inside the store', () => {
     const refusal = { code: 'FH_CORRUPT', message: expect.stringContaining('is a symbolic link: fh never follows a link inside its store') };
     await expect(store.sessionLog('s1').append([{ type: 'x' }])).rejects.toMatchObject(refusal);
     await expect(store.sessionLog('s1').read()).rejects.toMatchObject(refusal);
+    await expect(store.sessionLog('s1').readEnds?.(1024, 1024)).rejects.toMatchObject(refusal);
+    await expect(store.sessionLog('s1').readTail?.(1024, 1024)).rejects.toMatchObject(refusal);
+    const stream = store.sessionLog('s1').readStream?.();
+    await expect(stream?.[Symbol.asyncIterator]().next()).rejects.toMatchObject(refusal);
     expect(await readFile(join(base, 'outside.jsonl'), 'utf8')).toBe('{"type":"outside"}\n');
   });
 });
