@@ -47,8 +47,11 @@ export interface MetadataReader {
   pause(): Promise<void> | undefined;
 }
 
-/** A reader over `fs` for one operation (see the top of this file for when it calls sync). */
-export function createMetadataReader(fs: WorkspaceFs): MetadataReader {
+/**
+ * A reader over `fs` for one operation (see the top of this file for when it calls sync). `now`
+ * is the clock slices and slow calls are timed with, in ms (`performance.now`; tests pass their own).
+ */
+export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => performance.now()): MetadataReader {
   const statSync = fs.statSync;
   const lstatSync = fs.lstatSync;
   if (typeof statSync !== 'function' || typeof lstatSync !== 'function') {
@@ -57,20 +60,20 @@ export function createMetadataReader(fs: WorkspaceFs): MetadataReader {
   let calls = 0;
   let slowCalls = 0;
   let async = false;
-  let sliceStarted = performance.now();
+  let sliceStarted = now();
   const pause = (): Promise<void> | undefined => {
-    if (performance.now() - sliceStarted <= SYNC_SLICE_MS) return undefined;
+    if (now() - sliceStarted <= SYNC_SLICE_MS) return undefined;
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      sliceStarted = performance.now();
+      sliceStarted = now();
     });
   };
   const syncCall = (call: (path: string) => FsStats, path: string): FsStats => {
-    const started = performance.now();
+    const started = now();
     calls += 1;
     try {
       return call.call(fs, path);
     } finally {
-      if (performance.now() - started > SLOW_SYNC_CALL_MS) {
+      if (now() - started > SLOW_SYNC_CALL_MS) {
         slowCalls += 1;
         if (slowCalls >= SLOW_SYNC_CALLS_ALLOWED && slowCalls * SLOW_SYNC_CALL_SHARE >= calls) async = true;
       }

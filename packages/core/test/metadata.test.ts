@@ -69,20 +69,19 @@ describe('createMetadataReader', () => {
   });
 
   it(`keeps the sync calls when the slow ones are fewer than 1 in ${SLOW_SYNC_CALL_SHARE} (a busy machine's odd preempted call), and statNow answers with them`, async () => {
+    // A clock of its own, so only the planted calls are slow, whatever else the machine runs.
+    let clock = 0;
     let calls = 0;
     const fs = {
       ...fsPromises,
       statSync: (path: string) => {
         calls += 1;
-        const until = performance.now() + (calls % 100 === 0 ? SLOW_SYNC_CALL_MS + 1 : 0);
-        while (performance.now() < until) {
-          // Busy-wait: every 100th call is slow.
-        }
+        if (calls % 100 === 0) clock += SLOW_SYNC_CALL_MS + 1; // every 100th call is slow
         return statSync(path);
       },
       lstatSync,
     } as unknown as WorkspaceFs;
-    const reader = createMetadataReader(fs);
+    const reader = createMetadataReader(fs, () => clock);
     for (let call = 0; call < 500; call += 1) {
       await reader.pause();
       expect(reader.statNow(join(folder, 'a.txt'))?.size).toBe(12);
