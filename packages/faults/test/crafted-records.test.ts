@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { appendFile, lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, createFixture, diskTree, fh, type Fixture } from '../src/disk-trials.js';
@@ -32,13 +32,36 @@ describe('crafted records are checked before fh acts on them', () => {
     expect(diskTree(fixture.project)).toEqual(before);
   });
 
-  it('a symlink entry leading outside the project is refused: no link is planted', async () => {
+  it('a symlink entry leading outside the project is skipped: no link is planted, and the undo says how to make it by hand', async () => {
     fixture = await createFixture({ files: 4 });
     await appendFile(log(fixture), undoPoint([{ path: 'd1/escape', kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: '/etc/passwd' }]));
     const result = await fh(fixture, ['undo']);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('undo refused, nothing was changed: its symbolic link d1/escape → /etc/passwd leads outside the project root');
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      'd1/escape: skipped: it was a symbolic link to /etc/passwd, outside the project: fh does not create links that lead outside the project; if you trust it, recreate it with: ln -sfn "/etc/passwd" "d1/escape"',
+    );
     await expect(lstat(join(fixture.project, 'd1', 'escape'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a rewind that turned a tracked link to outside the project into a file is undone for every other file', async () => {
+    fixture = await createFixture({ files: 4 });
+    const outside = join(fixture.base, 'outside.txt');
+    await writeFile(outside, 'T1\n');
+    await symlink(outside, join(fixture.project, 'd1', 'link'));
+    const checkpoint = { project: fixture.project, store: fixture.store };
+    // A second turn tracks the link (its target's bytes) and a file, which the agent then changes.
+    expect((await fh(checkpoint, ['snapshot', 'm2'])).code).toBe(0);
+    expect((await fh(checkpoint, ['track', 'd1/link', 'd2/f2.txt'])).code).toBe(0);
+    await writeFile(outside, 'T2\n');
+    await writeFile(join(fixture.project, 'd2', 'f2.txt'), 'precious agent work\n');
+    expect((await fh(checkpoint, ['rewind', 'm2', '--mode', 'code', '--yes'])).code).toBe(0);
+    expect((await lstat(join(fixture.project, 'd1', 'link'))).isFile()).toBe(true);
+
+    const result = await fh(checkpoint, ['undo']);
+    expect(result.code).toBe(3);
+    expect(await readFile(join(fixture.project, 'd2', 'f2.txt'), 'utf8')).toBe('precious agent work\n');
+    expect(result.stderr).toContain(`d1/link: skipped: it was a symbolic link to ${outside}, outside the project`);
+    expect(await readFile(outside, 'utf8')).toBe('T2\n');
   });
 
   it("an fh-session record's projectRoot other than the folder in use is refused as for --other-project", async () => {

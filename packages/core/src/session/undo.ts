@@ -331,8 +331,9 @@ async function deleteOrphanUndoBackups(undo: UndoStore, points: readonly Timelin
 /**
  * Check the entries an undo is about to write before anything changes: a `file` entry must name
  * an `…@undo-…` backup of the undo session that exists with its recorded size and, when the entry
- * has a sha256, bytes that hash to it (else `BackupMissingError` listing each one); a symlink
- * entry must lead inside the project and a path must stay inside it (else `CorruptError`).
+ * has a sha256, bytes that hash to it (else `BackupMissingError` listing each one); a path must
+ * stay inside the project (else `CorruptError`). A symlink entry leading outside the project is
+ * not refused here: `applyEntry` skips it, so the other files still come back.
  * Returns each file entry's `statBackup`.
  */
 async function validateEntries(workspace: UndoWorkspace, undo: UndoStore, entries: readonly UndoEntry[], what: string): Promise<Map<string, BackupInfo>> {
@@ -346,9 +347,6 @@ async function validateEntries(workspace: UndoWorkspace, undo: UndoStore, entrie
   for (const entry of entries) {
     const absolutePath = resolve(root, entry.path);
     if (!inside(absolutePath)) throw new CorruptError(`${what} refused, nothing was changed: its entry ${JSON.stringify(entry.path)} is outside the project root`);
-    if (entry.kind === 'symlink' && !symlinkTargetInside(workspace.projectRoot, entry.path, entry.symlinkTarget ?? '')) {
-      throw new CorruptError(`${what} refused, nothing was changed: its symbolic link ${entry.path} → ${entry.symlinkTarget} leads outside the project root`);
-    }
     if (entry.kind !== 'file') continue;
     const name = entry.backupFileName as string;
     if (!UNDO_BACKUP_NAME.test(name)) {
@@ -451,8 +449,19 @@ async function entryFolder(writer: ProjectWriter, entry: UndoEntry): Promise<{ f
   }
 }
 
-/** Bring one path to its entry, through folders opened without following links. */
-async function applyEntry(undo: UndoStore, entry: UndoEntry, info: BackupInfo | undefined, writer: ProjectWriter): Promise<EntryOutcome> {
+/**
+ * Bring one path to its entry, through folders opened without following links. A symlink entry
+ * whose target leads outside the project is skipped with how to recreate it by hand: fh never
+ * creates such a link (a hostile record could plant one), and skipping it keeps the rest of the
+ * undo possible.
+ */
+async function applyEntry(undo: UndoStore, entry: UndoEntry, info: BackupInfo | undefined, writer: ProjectWriter, projectRoot: string): Promise<EntryOutcome> {
+  if (entry.kind === 'symlink' && !symlinkTargetInside(projectRoot, entry.path, entry.symlinkTarget ?? '')) {
+    const target = entry.symlinkTarget ?? '';
+    return {
+      skipped: `it was a symbolic link to ${target}, outside the project: fh does not create links that lead outside the project; if you trust it, recreate it with: ln -sfn ${JSON.stringify(target)} ${JSON.stringify(entry.path)}`,
+    };
+  }
   const { folder: folderPath, name } = splitTrackingPath(entry.path);
   const opened = await entryFolder(writer, entry);
   if ('skipped' in opened) return opened;
@@ -543,7 +552,7 @@ async function applyState(
   const size = (entry: UndoEntry) => info(entry)?.size ?? 0;
   const writing = startPhase(options.onProgress, 'writing', changes.length, changes.reduce((sum, entry) => sum + size(entry), 0));
   const apply = (entry: UndoEntry, writer: ProjectWriter) =>
-    applyEntry(undo, entry, info(entry), writer)
+    applyEntry(undo, entry, info(entry), writer, workspace.projectRoot)
       .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
       .finally(() => writing.file(size(entry)));
   const outcomes = new Map<UndoEntry, EntryOutcome | Error>();
