@@ -9,6 +9,7 @@
  * first 8 KiB (either side) is `binary`, and a file larger than the size cap is `tooLarge`: both
  * count as changed with no line counts.
  */
+import { createHash } from 'node:crypto';
 import { diffLines } from 'diff';
 import { readBackupBytes } from './backup-content.js';
 import { FhError } from '../errors.js';
@@ -90,7 +91,7 @@ export async function fileHistoryGetDiffStats(
     }
     if ('same' in file) return;
     if ('missingBackup' in file) {
-      missing(plan.path, file.missingBackup, 'the backup does not exist in the store');
+      missing(plan.path, file.missingBackup, file.reason);
       return;
     }
     stats.files.push(file);
@@ -118,7 +119,7 @@ async function countPlan(
   context: FileHistoryContext,
   plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
   timeoutMs: () => number,
-): Promise<FileDiffStat | { missingBackup: string } | { same: true } | string> {
+): Promise<FileDiffStat | { missingBackup: string; reason: string } | { same: true } | string> {
   const cap = context.diffSizeCapBytes;
   const stat: FileDiffStat = {
     path: plan.path,
@@ -137,8 +138,17 @@ async function countPlan(
     try {
       backupBytes = await readBackupBytes(context, plan.backup.backupFileName);
     } catch (error) {
-      if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { missingBackup: plan.backup.backupFileName };
+      if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { missingBackup: plan.backup.backupFileName, reason: 'the backup does not exist in the store' };
       throw error;
+    }
+    // The bytes are in memory anyway: a backup that no longer hashes to the sha256 recorded when it
+    // was made is reported as the rewind will treat it (refused), not counted as what it would write.
+    const recorded = plan.backup.sha256;
+    if (recorded !== undefined) {
+      const digest = createHash('sha256').update(backupBytes).digest('hex');
+      if (digest !== recorded.toLowerCase()) {
+        return { missingBackup: plan.backup.backupFileName, reason: `its bytes do not match the content hash recorded when it was made (sha256 ${recorded.slice(0, 12)}…, now ${digest.slice(0, 12)}…); run fh verify` };
+      }
     }
     if (plan.currentStats !== undefined) currentBytes = await context.fs.readFile(plan.absolutePath);
   } else {

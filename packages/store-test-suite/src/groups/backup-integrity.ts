@@ -118,6 +118,21 @@ export function backupIntegrityTests(workspace: () => Workspace): void {
       expect(await w.tree()).toEqual({ ...before, 'a.txt': 'a.txt v2, longer\n', 'c.txt': 'c.txt v2, longer\n', 'd.txt': 'd.txt v2, longer\n' });
     });
 
+    it('the dry run of that rewind lists the flipped backup as one the rewind cannot use, not as the bytes it would write', async () => {
+      const w = workspace();
+      const { history } = await rewoundSession(w);
+      await w.harness.replaceBackupBytes(w.sessionId, w.backupName('b.txt', 2), utf8('b.txt v2, lOnger\n'));
+      const stats = await history.getDiffStats('m2');
+      expect(stats.filesChanged).toEqual(['a.txt', 'c.txt', 'd.txt']);
+      expect(stats.missing).toEqual([
+        {
+          path: 'b.txt',
+          backupFileName: w.backupName('b.txt', 2),
+          reason: `its bytes do not match the content hash recorded when it was made (sha256 ${sha256('b.txt v2, longer\n').slice(0, 12)}…, now ${sha256('b.txt v2, lOnger\n').slice(0, 12)}…); run fh verify`,
+        },
+      ]);
+    });
+
     it('an undo whose pre-image backup has a flipped byte refuses before writing any file, naming it', async () => {
       const w = workspace();
       const { session, point } = await rewoundSession(w);
