@@ -19,6 +19,9 @@ import type { DiffStats, FileDiffStat } from '../results.js';
 import type { FileHistoryState } from '../types.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 
+/** Why a backup whose bytes fail the sha256 recorded when it was made cannot be rewound to. */
+const DAMAGED_REASON = 'its bytes do not match the content hash recorded when it was made; run fh verify';
+
 /** Bytes scanned for a NUL byte to call a file binary. */
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
@@ -139,6 +142,8 @@ async function countPlan(
       backupBytes = await readBackupBytes(context, plan.backup.backupFileName);
     } catch (error) {
       if (FhError.hasCode(error, 'FH_NOT_FOUND')) return { missingBackup: plan.backup.backupFileName, reason: 'the backup does not exist in the store' };
+      // A store that checks the hash as it reads (S3) refuses the damaged bytes itself.
+      if (FhError.hasCode(error, 'FH_CORRUPT')) return { missingBackup: plan.backup.backupFileName, reason: DAMAGED_REASON };
       throw error;
     }
     // The bytes are in memory anyway: a backup that no longer hashes to the sha256 recorded when it
@@ -146,9 +151,7 @@ async function countPlan(
     const recorded = plan.backup.sha256;
     if (recorded !== undefined) {
       const digest = createHash('sha256').update(backupBytes).digest('hex');
-      if (digest !== recorded.toLowerCase()) {
-        return { missingBackup: plan.backup.backupFileName, reason: `its bytes do not match the content hash recorded when it was made (sha256 ${recorded.slice(0, 12)}…, now ${digest.slice(0, 12)}…); run fh verify` };
-      }
+      if (digest !== recorded.toLowerCase()) return { missingBackup: plan.backup.backupFileName, reason: DAMAGED_REASON };
     }
     if (plan.currentStats !== undefined) currentBytes = await context.fs.readFile(plan.absolutePath);
   } else {

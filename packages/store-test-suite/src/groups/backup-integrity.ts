@@ -128,7 +128,7 @@ export function backupIntegrityTests(workspace: () => Workspace): void {
         {
           path: 'b.txt',
           backupFileName: w.backupName('b.txt', 2),
-          reason: `its bytes do not match the content hash recorded when it was made (sha256 ${sha256('b.txt v2, longer\n').slice(0, 12)}…, now ${sha256('b.txt v2, lOnger\n').slice(0, 12)}…); run fh verify`,
+          reason: 'its bytes do not match the content hash recorded when it was made; run fh verify',
         },
       ]);
     });
