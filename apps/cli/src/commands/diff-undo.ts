@@ -23,11 +23,10 @@ import type { CommandContext } from '../context.js';
 import { displayId, displayPath } from '../format.js';
 import { gitFilePatch } from '../git-patch.js';
 import { openSession, type OpenedSession } from '../open-session.js';
-import { writeWithPager } from '../pager.js';
 import { progressBars } from '../progress-bar.js';
 import { renderDiffStats } from '../render-stats.js';
 import { undoStoreFor } from '../rewind-session.js';
-import { colorPatch, renderStat, type DiffOptions } from './diff.js';
+import { renderStat, writeSummaryAndPatch, type DiffOptions } from './diff.js';
 import { readCurrentBytes } from '../snapshot-content.js';
 
 /** Run `fh diff --undo <point>`; `operands` must be empty (an undo covers the point's files). */
@@ -65,11 +64,7 @@ export async function runUndoDiff(context: CommandContext, pointId: string, oper
       ...renderDiffStats(stats, colors, `Undoing to just before point ${displayId(point.undoId)}`),
       colors.dim(`Do it with: ${fhCommand(context, ['undo', point.undoId], { session: session.sessionId })}`),
     ];
-    if (patch === undefined || patch === '') {
-      context.output.stdout.write(`${summary.join('\n')}\n`);
-      return;
-    }
-    await writeWithPager(context, `${summary.join('\n')}\n\n${colorPatch(patch, colors)}\n`);
+    await writeSummaryAndPatch(context, summary, patch, colors);
   } finally {
     await session.close();
   }

@@ -104,11 +104,7 @@ export async function run(context: CommandContext, messageArgument: string | und
       }),
       ...(outside === null ? [] : renderDiffStats(outside, colors, 'Outside the project, rewinding with --include-outside')),
     ];
-    if (patch === undefined || patch === '') {
-      context.output.stdout.write(`${summary.join('\n')}\n`);
-      return;
-    }
-    await writeWithPager(context, `${summary.join('\n')}\n\n${colorPatch(patch, colors)}\n`);
+    await writeSummaryAndPatch(context, summary, patch, colors);
   } finally {
     await session.close();
   }
@@ -180,6 +176,18 @@ async function gitPatch(session: OpenedSession, messageId: string, stats: DiffSt
     progress.stop();
   }
   return parts.join('');
+}
+
+/**
+ * Print a dry run's summary lines, then its patch (coloured) when there is one: with a patch,
+ * through the pager on a terminal (see `writeWithPager`); without, straight to stdout.
+ */
+export async function writeSummaryAndPatch(context: CommandContext, summary: readonly string[], patch: string | undefined, colors: Colors): Promise<void> {
+  if (patch === undefined || patch === '') {
+    context.output.stdout.write(`${summary.join('\n')}\n`);
+    return;
+  }
+  await writeWithPager(context, `${summary.join('\n')}\n\n${colorPatch(patch, colors)}\n`);
 }
 
 /** A patch coloured for a terminal (headers bold, hunks cyan, +/- green/red). */
