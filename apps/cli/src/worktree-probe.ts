@@ -3,7 +3,9 @@
  * process on the hook's path): the worktree's `.git` is a file `gitdir: <main>/.git/worktrees/<name>`,
  * that folder's `HEAD` names the branch, and its `commondir` leads to the main checkout's `.git`.
  * `fh hook` records the result as a `worktree-state` record (Claude Code's shape), so
- * `fh-worktree-restore` and key resolution work for fh's own sessions too (issue 13).
+ * `fh-worktree-restore` and key resolution work for fh's own sessions too (issue 13). Its
+ * `originalHeadCommit` is the commit the worktree's branch pointed to when fh recorded it (a loose
+ * ref under `refs/heads/`, else `packed-refs`), so a restore can recreate a deleted branch.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -45,5 +47,22 @@ function linkedWorktree(worktreePath: string, dotGit: string): WorktreeSession |
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('-') || name === '.' || name === '..') return undefined;
   const originalCwd = dirname(commonDir);
   if (originalCwd === worktreePath) return undefined;
-  return { originalCwd, worktreePath, worktreeName: name, worktreeBranch: branch };
+  const session: WorktreeSession = { originalCwd, worktreePath, worktreeName: name, worktreeBranch: branch };
+  const commit = branchCommit(commonDir, branch);
+  if (commit !== undefined) session.originalHeadCommit = commit;
+  return session;
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** The full commit id `refs/heads/<branch>` names in the repository at `commonDir`, or undefined. */
+function branchCommit(commonDir: string, branch: string): string | undefined {
+  const loose = readText(join(commonDir, 'refs', 'heads', ...branch.split('/')))?.trim();
+  if (loose !== undefined) return COMMIT_ID.test(loose) ? loose : undefined;
+  const ref = `refs/heads/${branch}`;
+  for (const line of (readText(join(commonDir, 'packed-refs')) ?? '').split('\n')) {
+    const [id, name] = line.trim().split(' ');
+    if (name === ref && id !== undefined && COMMIT_ID.test(id)) return id;
+  }
+  return undefined;
 }

@@ -370,7 +370,7 @@ describe('built sessions (shapes no public transcript shows)', () => {
 describe('fh hook in a git worktree records worktree-state (fh sessions work with fh-worktree-restore)', () => {
   const WORKTREE_RESTORE = new URL('../../worktree-restore/dist/cli.js', import.meta.url).pathname;
 
-  it('records the worktree once per change, null when the prompt comes from the main checkout; fh-worktree-restore brings the worktree back', async () => {
+  it('records the worktree and its branch commit once per change, null when the prompt comes from the main checkout; fh-worktree-restore brings back the worktree and its deleted branch', async () => {
     const base = await tempFolder('fh-hook-worktree-');
     const home = join(base, 'home');
     const main = join(base, 'repo');
@@ -394,9 +394,12 @@ describe('fh hook in a git worktree records worktree-state (fh sessions work wit
     expect((await prompt(worktree, 'second prompt in the worktree')).exitCode).toBe(0);
     const log = async () => parseLines(await readFile(join(store, 'sessions', 'wt-session.jsonl'), 'utf8'));
     const states = (records: Array<Record<string, any>>) => records.filter((record) => record.type === 'worktree-state').map((record) => record.worktreeSession);
-    expect(states(await log())).toEqual([{ originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' }]);
+    const head = git(main, ['rev-parse', 'feat']).trim();
+    const recorded = { originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat', originalHeadCommit: head };
+    expect(states(await log())).toEqual([recorded]);
 
     git(main, ['worktree', 'remove', '--force', worktree]);
+    git(main, ['branch', '-D', 'feat']);
     const restored = await new Promise<CliResult>((resolvePromise) => {
       import('node:child_process').then(({ execFile }) =>
         execFile(process.execPath, [WORKTREE_RESTORE, 'restore', '--store', `fs:${store}`, '--session', 'wt-session', '--json'], { cwd: main, env: { ...process.env, HOME: home } }, (error, stdout, stderr) =>
@@ -409,7 +412,8 @@ describe('fh hook in a git worktree records worktree-state (fh sessions work wit
     expect(await readFile(join(worktree, 'notes.txt'), 'utf8')).toBe('v2\n');
 
     expect((await prompt(main, 'back in the main checkout')).exitCode).toBe(0);
-    expect(states(await log())).toEqual([{ originalCwd: main, worktreePath: worktree, worktreeName: 'feat', worktreeBranch: 'feat' }, null]);
+    expect(git(main, ['rev-parse', 'feat']).trim()).toBe(head);
+    expect(states(await log())).toEqual([recorded, null]);
   });
 });
 
