@@ -1,6 +1,6 @@
 /**
  * Progress of the long operations (issue 15): a rewind, undo or redo of thousands of files, a
- * dry run's diff stats. The core reports, a front end renders: `fh` draws a bar on a terminal,
+ * dry run's diff stats, a shell command's capture. The core reports, a front end renders: `fh` draws a bar on a terminal,
  * a harness may show its own (`RewindSessionOptions.onProgress`).
  */
 
@@ -10,9 +10,14 @@
  *   rewind's plan, an undo's "already as it was" check, a dry run's plan);
  * - `counting`: counting the changed lines of the files a dry run found changed;
  * - `saving`: saving the files about to be overwritten into the undo point (pre-images);
- * - `writing`: writing files into the project (restores and deletions).
+ * - `writing`: writing files into the project (restores and deletions);
+ * - `backing-up`: a command window's copies into the store (issue 12): `beginCommand` backing up
+ *   the files a shell command may change, `endCommand` the blobs of files clean in git that it
+ *   changed (files and bytes).
+ *
+ * `endCommand` also reports `checking` while it compares each file with the window's begin.
  */
-export type ProgressPhase = 'checking' | 'counting' | 'saving' | 'writing';
+export type ProgressPhase = 'checking' | 'counting' | 'saving' | 'writing' | 'backing-up';
 
 /** One report: the phase and how far it is, in files and bytes. */
 export interface ProgressEvent {
@@ -21,7 +26,7 @@ export interface ProgressEvent {
   files: number;
   /** Files this phase will handle. */
   totalFiles: number;
-  /** Bytes of this phase done; 0 when the phase does not count bytes (`checking`, `counting`). */
+  /** Bytes of this phase done (`counting`: the bytes of both sides read); 0 when the phase does not count bytes (`checking`). */
   bytes: number;
   /** Bytes this phase will handle, when known before it starts; else 0. */
   totalBytes: number;

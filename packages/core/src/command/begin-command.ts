@@ -15,6 +15,7 @@ import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from '../erro
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { createMetadataReader } from '../metadata.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 import { latestBackup, nextVersion } from '../state/state-queries.js';
 import type { FileHistoryBackup, FileHistoryState } from '../types.js';
 import { COMMAND_WINDOW_RECORD_VERSION, type CommandJournal, type CommandWindowRecord, type PreImage, type PreImageCache, type WindowEntry } from './command-journal.js';
@@ -34,6 +35,11 @@ export interface BeginCommandOptions {
   command?: string;
   /** Size caps; see `command-limits.ts`. */
   limits?: CommandLimits;
+  /**
+   * Progress for a bar (`progress.ts`): a `backing-up` phase, one step per file copied into the
+   * store, with its bytes (the total bytes known at the start). Must not throw.
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** What `beginCommand` did. */
@@ -133,11 +139,13 @@ export async function beginCommand(updateState: FileHistoryStateUpdater, context
     const replaced: FileHistoryBackup[] = [];
     let copiedBytes = 0;
     const metadata = createMetadataReader(context.fs);
+    const progress = startPhase(options.onProgress, 'backing-up', toCopy.length, plannedBytes);
     await Promise.all(
       toCopy.map(({ path, facts }) =>
         context.limit(async () => {
           const version = Math.max(nextVersion(state, path), (cache[path]?.backup.version ?? 0) + 1);
           const preImage = await copyPreImage(context, metadata, path, facts, version);
+          progress.file(facts.size);
           entries[path] = { facts, preImage };
           if (preImage.kind === 'none') {
             notCaptured.push({ path, reason: preImage.reason });

@@ -14,6 +14,7 @@ import { errnoCode, FhError, NotFoundError } from '../errors.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { createMetadataReader } from '../metadata.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
+import { startPhase, type ProgressCallback } from '../progress.js';
 import { nextVersion } from '../state/state-queries.js';
 import { attachBackup } from '../track/attach-backups.js';
 import { attributionFor, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
@@ -36,6 +37,12 @@ export interface EndCommandOptions {
    * `changedBy` — a sub-agent's id and type from the hook event, or the main agent (default).
    */
   agent?: AgentIdentity;
+  /**
+   * Progress for a bar (`progress.ts`): a `checking` phase, one step per file compared with the
+   * window's begin, then a `backing-up` phase, one step per blob of a file clean in git at begin
+   * copied into the store, with its bytes. Must not throw.
+   */
+  onProgress?: ProgressCallback;
 }
 
 /** How a command changed a file. */
@@ -102,7 +109,7 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
     throw new NotFoundError(`session "${context.sessionId}" has no snapshot, so command window ${windowId} has no checkpoint to attach to`);
   }
   const probeEnd = await options.probe.end(context.projectRoot, windowId, record.probeState);
-  const changes = await findChanges(context, record, probeEnd);
+  const changes = await findChanges(context, record, probeEnd, options.onProgress);
 
   const captured: CommandCapture['captured'] = [];
   const notCaptured: CommandCapture['notCaptured'] = [];
@@ -139,6 +146,7 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
   let copiedBytes = 0;
   if (blobs.length > 0) {
     const written = await options.probe.materializeBlobs(context.projectRoot, windowId, record.probeState, blobs.map((blob) => blob.request), limits.maxFileBytes);
+    const progress = startPhase(options.onProgress, 'backing-up', blobs.length);
     await Promise.all(
       blobs.map(({ change }, index) =>
         context.limit(async () => {
@@ -148,6 +156,7 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
             return;
           }
           const backup = await putFromBlob(context, change.path, blob.path, versionOf(change.path), startedAt);
+          progress.file(backup.size ?? 0);
           copiedBytes += backup.size ?? 0;
           attachments.push({ path: change.path, change: change.change, source: 'git', backup, made: true });
         }),
@@ -194,7 +203,7 @@ export function compareWindows(a: CommandWindowRecord, b: CommandWindowRecord): 
 }
 
 /** Every file the command created, modified, deleted or changed the mode of, with its before-bytes. */
-async function findChanges(context: FileHistoryContext, record: CommandWindowRecord, probeEnd: ProbeEnd): Promise<Change[]> {
+async function findChanges(context: FileHistoryContext, record: CommandWindowRecord, probeEnd: ProbeEnd, onProgress: ProgressCallback | undefined): Promise<Change[]> {
   const metadata = createMetadataReader(context.fs);
   const factsNow = async (path: string): Promise<EntryFacts | undefined> => {
     const listed = probeEnd.own.get(path);
@@ -209,6 +218,7 @@ async function findChanges(context: FileHistoryContext, record: CommandWindowRec
   };
   const paths = new Set<string>([...Object.keys(record.entries), ...probeEnd.own.keys(), ...probeEnd.indexChanged.keys()]);
   const changes: Change[] = [];
+  const progress = startPhase(onProgress, 'checking', paths.size);
   await Promise.all(
     [...paths].map((path) =>
       context.metadataLimit(async () => {
@@ -248,7 +258,7 @@ async function findChanges(context: FileHistoryContext, record: CommandWindowRec
           return;
         }
         changes.push({ path, change: 'created', preImage: { kind: 'created' } });
-      }),
+      }).finally(() => progress.file()),
     ),
   );
   return changes;

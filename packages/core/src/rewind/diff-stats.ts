@@ -36,7 +36,8 @@ export interface DiffStatsOptions {
   onProgress?: (done: number, total: number) => void;
   /**
    * Progress in phases, for a bar (see `progress.ts`): `checking` while each file is compared
-   * with the snapshot, then `counting` while the changed files' lines are counted. Must not throw.
+   * with the snapshot, then `counting` while the changed files' lines are counted (with the bytes
+   * of both sides). Must not throw.
    */
   onPhaseProgress?: ProgressCallback;
 }
@@ -75,7 +76,7 @@ export async function fileHistoryGetDiffStats(
               .catch((error: unknown) => (error instanceof Error ? error.message : String(error)))
               .finally(() => {
                 options.onProgress?.((done += 1), total);
-                counting.file();
+                counting.file((plan.kind === 'restore' ? plan.info.size : 0) + Number(plan.currentStats?.size ?? 0));
               }),
           )
         : undefined,
