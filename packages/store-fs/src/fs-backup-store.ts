@@ -33,8 +33,10 @@
  * elsewhere, a linked log get appended elsewhere). Files are opened with `O_NOFOLLOW` where the
  * file system has it. The store folder itself may be a link (the user's choice of folder).
  *
- * Temp files: taking a session's lock removes the `.fh-tmp-*` files in its folder: only the lock
- * holder writes backups there, so any temp is a leftover of a process that was killed.
+ * Temp files: taking a session's lock whose last holder did not release it itself (it ended with
+ * the session open, was killed, or went stale: the lock's unclean mark, `session-lock-fs.ts`)
+ * removes the `.fh-tmp-*` files in its folder: only the lock holder writes backups there, so any
+ * temp is a leftover of that holder. After a clean close the folder is not listed.
  *
  * Metadata calls on single paths (stat, lstat, link, unlink, rename) are synchronous: each is one
  * system call of a few microseconds on a local disk, where the `fs/promises` twin costs a
@@ -68,7 +70,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
-import { LOCK_HOLDER_FILE, lockFileSystem, removeStaleLockTemps, tempBeside } from './session-lock-fs.js';
+import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, removeStaleLockTemps, tempBeside, uncleanMarkPath } from './session-lock-fs.js';
 import { TEMP_PREFIX, validateName } from './names.js';
 import { copySparse, isSparse } from './sparse-copy.js';
 
@@ -341,6 +343,7 @@ export class FsBackupStore implements BackupStore {
       // Command windows `fh hook` / `fh run` keep for the session (see @fh/command-probe).
       await this.fs.rm(join(this.root, 'commands', sessionId), { recursive: true, force: true });
       await this.fs.rm(`${this.lockPath(sessionId)}${HOLDER_SUFFIX}`, { force: true });
+      await this.fs.rm(uncleanMarkPath(this.lockPath(sessionId)), { force: true });
     } catch (error) {
       throw translateFsError(error, `deleteSession "${sessionId}"`);
     }
@@ -394,7 +397,7 @@ export class FsBackupStore implements BackupStore {
       }
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
-    await this.removeTemporaryFiles(sessionId);
+    await this.tidyAfterUncleanHolder(sessionId, lockPath);
     await removeStaleLockTemps(lockPath);
     let released = false;
     return {
@@ -421,6 +424,7 @@ export class FsBackupStore implements BackupStore {
     const inside = join(lockPath, LOCK_HOLDER_FILE);
     const holder = (await this.readHolder(inside)) ?? (await this.readHolder(`${lockPath}${HOLDER_SUFFIX}`));
     if (holder === undefined || holder.host !== hostname() || typeof holder.pid !== 'number' || !Number.isInteger(holder.pid) || holder.pid <= 0 || processRuns(holder.pid)) return false;
+    markUnclean(lockPath);
     const aside = tempBeside(lockPath);
     try {
       await this.fs.rename(lockPath, aside);
@@ -444,6 +448,23 @@ export class FsBackupStore implements BackupStore {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * With the session's lock just taken: when the lock's last holder did not release it itself
+   * (the unclean mark of `session-lock-fs.ts`: it ended with the session open, or its lock was
+   * taken over as stale or dead), remove the session folder's temp files and then the mark. A
+   * session closed cleanly costs one `lstat` here, not a listing of its folder.
+   */
+  private async tidyAfterUncleanHolder(sessionId: string, lockPath: string): Promise<void> {
+    const mark = uncleanMarkPath(lockPath);
+    try {
+      lstatSync(mark);
+    } catch {
+      return;
+    }
+    await this.removeTemporaryFiles(sessionId);
+    await nodeFsPromises.rm(mark, { force: true }).catch(() => undefined);
   }
 
   /**

@@ -16,6 +16,13 @@
  * `rmdir` (proper-lockfile's stale takeover and release) renames the lock folder aside, then removes
  * it with its holder record: the lock goes in one step, so a process killed while releasing leaves
  * either its whole lock (holder gone: taken over at once) or none, never a folder without a holder.
+ *
+ * A lock that goes without its holder's own release (the exit handler of a process that ends with
+ * the session still open, or a stale or dead holder's lock taken over) leaves an unclean mark
+ * beside it ({@link uncleanMarkPath}) before the lock folder goes: the holder may have been
+ * writing a backup, so the next holder tidies the session folder's temp files. A holder's own
+ * release (`FileHistory.close`, which waits for every write) leaves none, so opening a session
+ * that was closed cleanly does not list its folder.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -28,6 +35,28 @@ export const LOCK_HOLDER_FILE = 'holder.json';
 export const STALE_LOCK_TEMP_MS = 60_000;
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;
+
+/**
+ * The mark beside lock folder `lockPath` saying its last holder did not release it itself (see the
+ * module comment): the session folder may hold that holder's temp files.
+ */
+export function uncleanMarkPath(lockPath: string): string {
+  return `${lockPath}.unclean`;
+}
+
+/** Leave the unclean mark of `lockPath` (errors ignored: the mark only asks for tidying). */
+export function markUnclean(lockPath: string): void {
+  try {
+    fs.writeFileSync(uncleanMarkPath(lockPath), '');
+  } catch {
+    // Tidying only.
+  }
+}
+
+/** Whether the holder record in lock folder `folder` names another process than this one (or cannot be read). */
+function heldByOther(folder: string, holder: string, callback: (other: boolean) => void): void {
+  fs.readFile(join(folder, LOCK_HOLDER_FILE), 'utf8', (error, text) => callback(error !== null || text !== holder));
+}
 
 /** Whether `name` is the temp folder of lock folder `lockName` (see the module comment). */
 export function isLockTemp(name: string, lockName: string): boolean {
@@ -78,14 +107,21 @@ export function lockFileSystem(holder: string): typeof fs {
       });
     });
   };
+  // proper-lockfile removes a lock with rmdir both on its holder's release and when it takes over
+  // a stale lock: the holder record tells them apart (a takeover leaves the unclean mark).
   const rmdir = (lockPath: string, callback: Callback) => {
     const aside = tempBeside(lockPath);
     fs.rename(lockPath, aside, (renamed) => {
       if (renamed !== null) return callback(renamed);
-      fs.rm(aside, { recursive: true, force: true }, () => callback(null));
+      heldByOther(aside, holder, (other) => {
+        if (other) markUnclean(lockPath);
+        fs.rm(aside, { recursive: true, force: true }, () => callback(null));
+      });
     });
   };
+  // Only proper-lockfile's exit handler calls rmdirSync: the process ends with the session open.
   const rmdirSync = (lockPath: string) => {
+    markUnclean(lockPath);
     const aside = tempBeside(lockPath);
     fs.renameSync(lockPath, aside);
     fs.rmSync(aside, { recursive: true, force: true });

@@ -17,10 +17,10 @@ afterEach(() => {
 });
 
 /** Start a node process that takes the session lock; resolves once it holds it. */
-async function holdLockInChild(root: string, sessionId: string, staleMs: number): Promise<ChildProcess> {
+async function holdLockInChild(root: string, sessionId: string, staleMs: number, halfWritten?: string): Promise<ChildProcess> {
   const tsx = createRequire(import.meta.url).resolve('tsx');
   const script = fileURLToPath(new URL('./fixtures/hold-session-lock.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', tsx, script, root, sessionId, String(staleMs)], {
+  const child = spawn(process.execPath, ['--import', tsx, script, root, sessionId, String(staleMs), ...(halfWritten === undefined ? [] : [halfWritten])], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -121,6 +121,67 @@ describe('session locks', () => {
     const store = new FsBackupStore({ root, lockStaleMs: 60_000 });
     await (await store.lockSession('old')).release();
     expect(await readdir(join(root, 'locks'))).toEqual([]);
+  });
+
+  describe('temp files of a holder that did not release its lock', () => {
+    /** A session folder with one backup and, from a lock holder, one half-written temp; another session's temp beside it. */
+    async function sessionWithTemp() {
+      const root = join(await temporaryFolder(), 'store');
+      const folder = join(root, 'file-history', 's1');
+      await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, 'a@v1'), 'a backup');
+      await mkdir(join(root, 'file-history', 's2'));
+      await writeFile(join(root, 'file-history', 's2', '.fh-tmp-fedcba9876543210-3'), 'another session');
+      return { root, folder, temp: join(folder, '.fh-tmp-0123456789abcdef-1') };
+    }
+
+    it.each(['SIGKILL', 'SIGTERM'] as const)('the next lock after a holder ended by %s removes the .fh-tmp-* files of its session folder, and nothing else', async (signal) => {
+      const { root, folder, temp } = await sessionWithTemp();
+      const child = await holdLockInChild(root, 's1', 60_000, temp);
+      child.kill(signal);
+      await exited(child);
+      // SIGTERM: the holder's exit handler released the lock and left the unclean mark; SIGKILL: the dead holder's lock is taken over.
+      if (signal === 'SIGTERM') expect((await readdir(join(root, 'locks'))).sort()).toEqual(['s1.lock.unclean']);
+      const lock = await new FsBackupStore({ root, lockStaleMs: 60_000 }).lockSession('s1');
+      try {
+        expect(await readdir(folder)).toEqual(['a@v1']);
+        expect(await readdir(join(root, 'file-history', 's2'))).toEqual(['.fh-tmp-fedcba9876543210-3']);
+        expect(await readdir(join(root, 'locks'))).toEqual(['s1.lock']);
+      } finally {
+        await lock.release();
+      }
+    });
+
+    it('a stale lock taken over leaves the unclean mark, so its session folder is tidied', async () => {
+      const { root, folder, temp } = await sessionWithTemp();
+      const child = await holdLockInChild(root, 's1', 2000, temp);
+      child.kill('SIGKILL');
+      await exited(child);
+      await rm(join(root, 'locks', 's1.lock', 'holder.json'));
+      await sleep(3200);
+      const lock = await new FsBackupStore({ root, lockStaleMs: 2000 }).lockSession('s1');
+      try {
+        expect(await readdir(folder)).toEqual(['a@v1']);
+      } finally {
+        await lock.release();
+      }
+    });
+
+    it('after a clean release the next lock leaves the session folder unlisted (a temp there stays) and no mark', async () => {
+      const { root, folder, temp } = await sessionWithTemp();
+      const child = await holdLockInChild(root, 's1', 60_000, temp);
+      child.stdin!.end();
+      await exited(child);
+      expect(child.exitCode).toBe(0);
+      expect(await readdir(join(root, 'locks'))).toEqual([]);
+      const lock = await new FsBackupStore({ root }).lockSession('s1');
+      try {
+        expect((await readdir(folder)).sort()).toEqual(['.fh-tmp-0123456789abcdef-1', 'a@v1']);
+      } finally {
+        await lock.release();
+      }
+      expect(await readdir(join(root, 'locks'))).toEqual([]);
+    });
   });
 
   const strace = spawnSync('strace', ['-V']).status === 0;

@@ -100,22 +100,3 @@ describe('no links inside the store', () => {
     expect(await readFile(join(base, 'outside.jsonl'), 'utf8')).toBe('{"type":"outside"}\n');
   });
 });
-
-describe('temp files of killed processes', () => {
-  it('taking a session lock removes the .fh-tmp-* files in its folder, and nothing else', async () => {
-    const { root, store } = await recordingStore();
-    const folder = join(root, 'file-history', 's1');
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(folder, '.fh-tmp-0123456789abcdef-1'), 'half a backup');
-    await writeFile(join(folder, 'a@v1'), 'a backup');
-    await mkdir(join(root, 'file-history', 's2'));
-    await writeFile(join(root, 'file-history', 's2', '.fh-tmp-fedcba9876543210-3'), 'another session');
-    const lock = await store.lockSession('s1');
-    try {
-      expect(await readdir(folder)).toEqual(['a@v1']);
-      expect(await readdir(join(root, 'file-history', 's2'))).toEqual(['.fh-tmp-fedcba9876543210-3']);
-    } finally {
-      await lock.release();
-    }
-  });
-});
