@@ -6,7 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { describeError, ExitCode, UsageError } from './cli-errors.js';
-import { escapeControl } from './format.js';
+import { escapeControl, shellQuote } from './format.js';
 import { plainError } from './plain-errors.js';
 import { CommandContext, type GlobalOptions } from './context.js';
 
@@ -255,6 +255,25 @@ function errorDocument(code: string, message: string, details: readonly string[]
   return `${JSON.stringify({ error: { code, message, details, ...(hint === undefined ? {} : { hint }) } }, null, 2)}\n`;
 }
 
+/** fh's global options that take a value (the next argument). */
+const VALUE_OPTIONS = new Set(['--store', '--session', '--project']);
+
+/**
+ * `fh run <command> -x …` without `--`: the command's words, since fh would read `-x` as its own
+ * option (an unknown one, or worse a global like `--json`); undefined for anything else.
+ */
+export function runWithoutDashes(argv: readonly string[]): string[] | undefined {
+  let index = 0;
+  while (index < argv.length && (argv[index] as string).startsWith('-') && argv[index] !== '--') index += VALUE_OPTIONS.has(argv[index] as string) ? 2 : 1;
+  if (argv[index] !== 'run') return undefined;
+  const rest = argv.slice(index + 1);
+  const dashes = rest.indexOf('--');
+  const end = dashes === -1 ? rest.length : dashes;
+  const first = rest.findIndex((word) => !word.startsWith('-'));
+  if (first === -1 || first >= end || !rest.slice(first + 1, end).some((word) => word.startsWith('-'))) return undefined;
+  return rest.slice(first, end);
+}
+
 /** Parse `argv` (without node and script), run the command, print errors; returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   ignoreClosedPipes();
@@ -262,6 +281,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = ExitCode.ok;
   const dashes = argv.indexOf('--');
   const beforeDashes = dashes === -1 ? argv : argv.slice(0, dashes);
+  const runWords = runWithoutDashes(argv);
+  if (runWords !== undefined) {
+    const message = `fh run would read the command's options as its own: put -- before the command, as in fh run -- ${runWords.map(shellQuote).join(' ')} (nothing was run)`;
+    if (beforeDashes.includes('--json')) process.stdout.write(errorDocument('FH_USAGE', message, []));
+    process.stderr.write(`fh: ${escapeControl(message)}\n`);
+    return ExitCode.usage;
+  }
   const program = buildProgram(
     async (runner, options) => {
       context = new CommandContext(options);

@@ -13,14 +13,19 @@ const PHASE_LABELS: Readonly<Record<ProgressPhase, string>> = {
   counting: 'counting changed lines',
   saving: 'saving the undo point',
   writing: 'writing files',
+  'backing-up': 'backing up files',
 };
+
+/** The phases that count bytes as well as files. */
+const BYTE_PHASES: ReadonlySet<ProgressPhase> = new Set(['counting', 'saving', 'writing', 'backing-up']);
 
 /**
  * A progress callback for the core that draws `operation: <phase>` bars through `output` (see
- * the module comment). A bar is removed when its phase ends, when another phase starts, or when
+ * the module comment); `labels` overrides what a phase is called (`fh run`: "backing up files
+ * before the command"). A bar is removed when its phase ends, when another phase starts, or when
  * the output prints anything.
  */
-export function progressBars(output: Output, operation: string): ProgressCallback {
+export function progressBars(output: Output, operation: string, labels: Partial<Record<ProgressPhase, string>> = {}): ProgressCallback {
   const started = Date.now();
   let phase: ProgressPhase | undefined;
   let bar: Progress | undefined;
@@ -29,9 +34,9 @@ export function progressBars(output: Output, operation: string): ProgressCallbac
       bar?.stop();
       phase = event.phase;
       const waited = Date.now() - started;
-      bar = output.progress(`${operation}: ${PHASE_LABELS[event.phase]}`, event.totalFiles, {
+      bar = output.progress(`${operation}: ${labels[event.phase] ?? PHASE_LABELS[event.phase]}`, event.totalFiles, {
         unit: 'files',
-        showBytes: event.phase === 'saving' || event.phase === 'writing',
+        showBytes: BYTE_PHASES.has(event.phase),
         delayMs: Math.max(0, output.progressDelayMs - waited),
       });
     }

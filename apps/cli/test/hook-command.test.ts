@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
+import { baseEnvironment, cliPath, readTree, runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
 
 const SESSION = '7a1c6a52-1c1e-4c36-9d55-3b0f5b7b1e07';
 
@@ -135,6 +135,41 @@ describe('fh run', () => {
       { path: 'src/app.ts', change: 'modified', source: 'git' },
       { path: 'tools.sh', change: 'created', source: 'created' },
     ]);
+    expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
+    expect(await readTree(box.project)).toEqual(before);
+
+    // Without `--`, fh would take the command's options as its own: refused, nothing run.
+    const undashed = await box.fh(['--session', SESSION, 'run', 'touch', '-a', 'new.txt']);
+    expect(undashed).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: "fh: fh run would read the command's options as its own: put -- before the command, as in fh run -- touch -a new.txt (nothing was run)\n",
+    });
+    expect(existsSync(join(box.project, 'new.txt'))).toBe(false);
+  });
+
+  it('Ctrl-C while the command runs: passed on to it, the window is closed with what it changed, exit 130', async () => {
+    const box = await sandbox();
+    await repository(box);
+    expect((await box.fh(['--session', SESSION, 'snapshot', 'm1'])).exitCode).toBe(0);
+    const before = await readTree(box.project);
+    const script = "trap 'kill $!; echo stopped > src/app.ts; exit 5' INT; echo begun > half.txt; sleep 30 & echo ready; wait";
+    const child = spawn(process.execPath, [cliPath, '--store', `fs:${box.store}`, '--project', box.project, '--session', SESSION, 'run', '--', 'bash', '-c', script], {
+      cwd: box.project,
+      env: baseEnvironment(box.home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => child.stdout.on('data', (chunk: Buffer) => ((stdout += chunk.toString()), stdout.includes('ready') && resolve())));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readFileSync(join(box.project, 'src/app.ts'), 'utf8')).toBe('stopped\n');
+    expect(stderr).toMatch(/^fh: command [0-9a-f-]+: window open \(git\)[^\n]*\nfh: interrupted: stopping the command, then capturing what it changed\nfh: command [0-9a-f-]+: captured 2 file\(s\) \(1 created, 1 modified\) into checkpoint m1\n$/);
+    // The window is closed: nothing is left open for a later command to end.
+    expect(readdirSync(join(box.store, 'commands', SESSION)).filter((name) => name.startsWith('window-'))).toEqual([]);
     expect((await box.fh(['--session', SESSION, 'rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
     expect(await readTree(box.project)).toEqual(before);
   });

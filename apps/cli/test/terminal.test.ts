@@ -92,6 +92,27 @@ describe('progress bars', () => {
   });
 });
 
+describe('fh run progress', () => {
+  it('draws a bar for the copies before the command, in files and bytes; none on a pipe', async () => {
+    const box = await sandbox();
+    const files: Record<string, string> = {};
+    for (let index = 0; index < FILES; index += 1) files[`w${index}.txt`] = 'y'.repeat(50);
+    await writeFiles(box.project, files);
+    expect((await box.fh(['--session', 'r1', 'snapshot', 'm1'])).exitCode).toBe(0);
+    // Not a git repository: every file is backed up before the command (a walk).
+    const screen = inTerminal(box, ['--session', 'r1', 'run', '--', 'sh', '-c', 'rm w7.txt']);
+    const copies = bars(screen, 'run: backing up files before the command');
+    expect(copies.length).toBeGreaterThan(0);
+    for (const line of copies) expect(line).toMatch(new RegExp(`^run: backing up files before the command \\[[█░]+\\] \\d+/${FILES} files · [\\d.]+ (B|KiB) of ${((FILES * 50) / 1024).toFixed(1)} KiB$`));
+    // The check after the command (lstat of each file) is over before a bar can be drawn here; the
+    // core's test (command-probe command-progress.test.ts) counts its events.
+    expect(screen).toMatch(/captured 1 file\(s\) \(1 deleted\) into checkpoint m1/);
+    const piped = await box.fh(['--session', 'r1', 'run', '--', 'sh', '-c', 'rm w8.txt'], { env: { FH_PROGRESS_DELAY_MS: '0' } });
+    expect(piped.exitCode).toBe(0);
+    expect(piped.stderr).not.toContain('run: ');
+  });
+});
+
 describe('pager', () => {
   it('fh diff --patch goes through $PAGER in a terminal, straight to stdout on a pipe', async () => {
     const box = await sandbox();
