@@ -21,11 +21,25 @@ const shared: Options = {
  *   commands that draw with them; @fh/store-s3 loads only for s3:// stores, and the AWS SDK only
  *   on its first request.
  * - `hook.js`, what `fh hook` needs, because agents run it on every tool call: the entry holds
- *   only reading and filtering the event, so an event fh ignores loads one small file; an event
- *   it acts on loads a few chunks (`hook-chunks/`: @fh/core with the store's package), never
- *   commander, ink or the menu.
+ *   only reading and filtering the event, so an event fh ignores loads one small file.
+ * - `hook-act.cjs`, what an event fh acts on runs: `hook-act.ts` with @fh/core, the stores and the
+ *   command probe in one CommonJS file, which `hook.js` runs through `vm.Script` with V8's code
+ *   cache (`code-cache.ts`), so an event resolves no modules and compiles little; never commander,
+ *   ink or the menu.
  */
 export default defineConfig([
   { ...shared, entry: { cli: 'src/cli.ts' }, splitting: true },
   { ...shared, entry: { hook: 'src/commands/hook.ts' }, splitting: true, esbuildOptions: (options) => void (options.chunkNames = 'hook-chunks/[name]-[hash]') },
+  {
+    entry: { 'hook-act': 'src/commands/hook-act.ts' },
+    format: ['cjs'],
+    outExtension: () => ({ js: '.cjs' }),
+    sourcemap: true,
+    target: 'node20',
+    noExternal: bundled,
+    external: [/^@aws-sdk\//],
+    // One file run through vm.Script (code-cache.ts): a dynamic import() there has no loader, so
+    // esbuild turns the store's lazy imports (the AWS SDK, the lock library) into require().
+    esbuildOptions: (options) => void (options.supported = { 'dynamic-import': false }),
+  },
 ]);

@@ -34,3 +34,4 @@ export * from './command/index.js';
 export * from './transcript/index.js';
 export * from './rewind/restored-mode.js';
 export * from './verify/index.js';
+export * from './state/tail-mentions.js';

@@ -22,6 +22,7 @@ import {
   parseFhSessionRecord,
   readLogEnds,
   realPathOrNearest,
+  tailMayTrack,
   takeCheckpoint,
   toTrackingPath,
   userMessageRecord,
@@ -89,15 +90,17 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
     if (action.kind === 'edit') {
       if (!isAbsolute(action.path) && !(await isFolder(cwd))) throw new Error(`the event's cwd ${cwd} does not exist; nothing recorded`);
       absolutePath = isAbsolute(action.path) ? action.path : resolve(cwd, action.path);
-      // From the newest full record on (the tail, or the whole log when it was read whole).
-      const newest = ends === undefined ? undefined : ends.whole ? ends.head : ends.tail;
-      const latest = (newest === undefined ? undefined : latestSnapshotFromTail(newest, { projectRoot })) ?? latestSnapshotFromLog(await allRecords(), { projectRoot });
       let key: string | undefined;
       try {
         key = toTrackingPath(projectRoot, absolutePath);
       } catch {
         // Outside the root as written (perhaps inside its real location): trackEdit decides.
       }
+      // From the newest full record on (the tail, or the whole log when it was read whole). A file
+      // no record from there on names (a new file) is not tracked: no snapshot is rebuilt to see it.
+      const newest = ends === undefined ? undefined : ends.whole ? ends.head : ends.tail;
+      const named = key === undefined || newest === undefined ? undefined : tailMayTrack(newest, projectRoot, key);
+      const latest = key === undefined || named === false ? undefined : ((newest === undefined ? undefined : latestSnapshotFromTail(newest, { projectRoot })) ?? latestSnapshotFromLog(await allRecords(), { projectRoot }));
       // Only a path with no symlink on the way is settled here: through a link, the file the edit
       // writes is another one, which trackEdit resolves and may not have backed up yet.
       const entry = key === undefined ? undefined : latest?.trackedFileBackups[key];

@@ -30,7 +30,8 @@
  *
  * Loading: this module (the `hook.js` build's entry) holds only reading and filtering the event,
  * with no import of @fh/core, a store or the SDK, so an event fh ignores costs `node` start-up
- * and this file. An event fh acts on loads `hook-act.ts` (core and the store's package) on demand.
+ * and this file. An event fh acts on loads `hook-act.cjs` (`hook-act.ts` bundled with core and
+ * the stores into one file) with V8's code cache (`code-cache.ts`).
  *
  * The session is the event's `session_id`; the project is `--project`, else the project the session
  * recorded (its `fh-session` record), else `$CLAUDE_PROJECT_DIR`, else the event's `cwd`. A project
@@ -40,8 +41,10 @@
  * nothing is recorded (`hook-input.ts`). It prints nothing on stdout (an agent may add hook output to the model's
  * context) and never blocks the agent: any error is logged to stderr and the exit code stays 0.
  */
+import { fileURLToPath } from 'node:url';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
+import { requireWithCodeCache } from '../code-cache.js';
 import type { CommandContext } from '../context.js';
 import { COMMAND_TOOL, TRACKED_TOOLS } from '../hook-tools.js';
 import { eventCwd, eventPromptText, eventSessionId, MAX_PARSED_EVENT_BYTES, readHookEvent, stdinChunks, stdinIsDevice } from '../hook-input.js';
@@ -149,8 +152,21 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   if (checkpointingDisabled(options.environment ?? process.env)) return;
   const cwd = eventCwd(event.cwd);
   const prompt = action.kind === 'prompt' ? eventPromptText(event.prompt) : '';
-  const { actOnHookEvent } = await import('./hook-act.js');
-  await actOnHookEvent(event, action, { sessionId, cwd, prompt }, options);
+  const act = loadHookAct(options.environment ?? process.env);
+  try {
+    await act.actOnHookEvent(event, action, { sessionId, cwd, prompt }, options);
+  } finally {
+    act.saveCache();
+  }
+}
+
+/**
+ * `hook-act.ts` as one bundled file (the built `hook-act.cjs` beside this file, in `dist/`) with
+ * its code cache (`code-cache.ts`): `actOnHookEvent`, and `saveCache` to call once the event is done.
+ */
+function loadHookAct(environment: NodeJS.ProcessEnv): { actOnHookEvent: typeof import('./hook-act.js').actOnHookEvent; saveCache: () => void } {
+  const loaded = requireWithCodeCache(fileURLToPath(new URL('./hook-act.cjs', import.meta.url)), environment);
+  return { actOnHookEvent: (loaded.exports as typeof import('./hook-act.js')).actOnHookEvent, saveCache: loaded.saveCache };
 }
 
 /** `fh hook` through the command table (when given options the short path does not read). */

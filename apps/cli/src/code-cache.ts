@@ -1,0 +1,84 @@
+/**
+ * Loading `fh hook`'s acting part (`hook-act.cjs`: the hook's code with @fh/core and the stores
+ * bundled into one CommonJS file, see tsup.config.ts) with V8's code cache (issue 16): Node 20 has
+ * no `module.enableCompileCache`, so the file is compiled through `vm.Script` with the
+ * `cachedData` a previous event left beside it. With the cache, V8 skips parsing and compiling the
+ * functions the previous event ran (about half a MiB of source); without it (first run, another
+ * Node version, a changed file) the event compiles as usual and then leaves the cache for the next.
+ *
+ * The cache file is `<file>.<node version>-<arch>.v8cache` beside the bundle, else (a read-only
+ * install) in `$XDG_CACHE_HOME/fh` or `~/.cache/fh`. V8 checks the cache against the source and
+ * its own version and flags and rejects one that does not match (it is then rewritten), so a stale
+ * or damaged cache costs one normal compile, never a wrong program. Written to a temp file and
+ * renamed, so concurrent hooks never read half a cache.
+ */
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+/** `node:fs` and `node:path` through `require` (see `hook-input.ts`: an ESM import would load Node's stream modules). */
+const fs = require('node:fs') as typeof import('node:fs');
+const path = require('node:path') as typeof import('node:path');
+const vm = require('node:vm') as typeof import('node:vm');
+
+/** A CommonJS file compiled with the code cache, and how to leave the cache for the next process. */
+export interface CachedModule {
+  exports: unknown;
+  /** True when V8 compiled the file from a cache it accepted. */
+  fromCache: boolean;
+  /**
+   * Write the code cache when the file was compiled without a usable one (call after the work, so
+   * the cache holds the functions it ran). Never throws: a cache that cannot be written is skipped.
+   */
+  saveCache(): void;
+}
+
+/** Where the code cache of `file` is kept: beside it, then in the user's cache folder. */
+function cachePaths(file: string, environment: NodeJS.ProcessEnv): string[] {
+  const name = `${path.basename(file)}.${process.version}-${process.arch}.v8cache`;
+  const home = environment.XDG_CACHE_HOME || (environment.HOME ? path.join(environment.HOME, '.cache') : undefined);
+  return [path.join(path.dirname(file), name), ...(home === undefined ? [] : [path.join(home, 'fh', name)])];
+}
+
+/**
+ * Run the CommonJS file `file` (absolute) as `require` would, compiled with its code cache when
+ * one is there (see the module comment). Throws what reading or running the file throws.
+ */
+export function requireWithCodeCache(file: string, environment: NodeJS.ProcessEnv = process.env): CachedModule {
+  const source = fs.readFileSync(file, 'utf8');
+  const paths = cachePaths(file, environment);
+  let cachedData: Buffer | undefined;
+  for (const candidate of paths) {
+    try {
+      cachedData = fs.readFileSync(candidate);
+      break;
+    } catch {
+      // No cache there: the next place, or a normal compile.
+    }
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  const usable = cachedData !== undefined && script.cachedDataRejected !== true;
+  return {
+    exports: module.exports,
+    fromCache: usable,
+    saveCache: () => {
+      if (usable) return;
+      const data = script.createCachedData();
+      for (const target of paths) {
+        const temp = `${target}.${process.pid}.tmp`;
+        try {
+          fs.mkdirSync(path.dirname(target), { recursive: true });
+          fs.writeFileSync(temp, data);
+          fs.renameSync(temp, target);
+          return;
+        } catch {
+          fs.rmSync(temp, { force: true });
+        }
+      }
+    },
+  };
+}
