@@ -47,3 +47,48 @@ export function progressBars(output: Output, operation: string, labels: Partial<
     }
   };
 }
+
+/** The menu's loading bar (see {@link menuLoadingBar}). */
+export interface MenuLoadingBar {
+  /** Call before each prompt's dry run: its first `checking` phase counts, a second one (the comparison with the latest snapshot) does not. */
+  beginPreview(): void;
+  /** The progress callback the dry runs report to. */
+  onProgress: ProgressCallback;
+  /** Remove the bar. */
+  stop(): void;
+}
+
+/**
+ * The bar shown while the rewind menu runs the dry run of every prompt: `menu: comparing the files
+ * of each prompt [███░] 1200/6100 files · 3.1 MiB`, where `totalFiles` is the sum of the files each
+ * prompt's dry run checks and the bytes are those its line counts read.
+ */
+export function menuLoadingBar(output: Output, totalFiles: number): MenuLoadingBar {
+  const bar = output.progress('menu: comparing the files of each prompt', totalFiles, { unit: 'files', showBytes: true });
+  let files = 0;
+  let bytes = 0;
+  let checkedThisPreview = false;
+  let countsFiles = false;
+  let last = { files: 0, bytes: 0 };
+  return {
+    beginPreview() {
+      checkedThisPreview = false;
+    },
+    onProgress(event) {
+      if (event.files === 0) {
+        last = { files: 0, bytes: 0 };
+        if (event.phase === 'checking') {
+          countsFiles = !checkedThisPreview;
+          checkedThisPreview = true;
+        }
+      }
+      if (event.phase === 'checking' && countsFiles) files += event.files - last.files;
+      if (event.phase === 'counting') bytes += event.bytes - last.bytes;
+      last = { files: event.files, bytes: event.bytes };
+      bar.update(files, undefined, bytes);
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}

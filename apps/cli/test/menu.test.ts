@@ -25,8 +25,8 @@ afterAll(() => {
 });
 
 /** Start `fh <args>` in a new tmux window (120x40 unless given); the shell prints EXIT=<code> when fh ends. */
-function start(box: Sandbox, name: string, args: readonly string[], size: { columns: number; rows: number } = { columns: 120, rows: 40 }): void {
-  const environment = { ...baseEnvironment(box.home), TERM: 'xterm-256color' };
+function start(box: Sandbox, name: string, args: readonly string[], size: { columns: number; rows: number } = { columns: 120, rows: 40 }, env: Record<string, string> = {}): void {
+  const environment = { ...baseEnvironment(box.home), TERM: 'xterm-256color', ...env };
   const exports = Object.entries(environment)
     .filter(([key]) => /^[A-Z_][A-Z0-9_]*$/.test(key))
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
@@ -335,6 +335,25 @@ describe('the rewind menu in a terminal', () => {
     expect(done).toContain('resumed big as resumed: 100 checkpoints, 40000 backups linked, 0 copied');
     expect(done).not.toContain('carrying backups [');
     expect(await readdir(join(box.store, 'file-history', 'resumed'))).toHaveLength(40000);
+  });
+});
+
+describe("the menu's loading bar", () => {
+  it('counts the files each checkpoint\'s dry run checks and the bytes it reads, then gives way to the menu', async () => {
+    const box = await sandbox();
+    // 5 checkpoints of 300 files each, none of them in the project now: every dry run reads 300 backups.
+    seedLargeSession(box, 'loading', 5, 300);
+    const name = 'menu-loading';
+    const recorded = join(box.home, 'pane.log');
+    start(box, name, ['--session', 'loading', 'rewind'], { columns: 120, rows: 40 }, { FH_PROGRESS_DELAY_MS: '0' });
+    tmux(['pipe-pane', '-o', '-t', name, `cat >> ${shellQuote(recorded)}`]);
+    await waitFor(name, 'Rewind to which prompt?', 30_000);
+    keys(name, 'q');
+    expect(await waitFor(name, 'EXIT=')).toContain('EXIT=0');
+    const plain = (await readFile(recorded, 'utf8')).replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b[78]/g, '\n');
+    const lines = plain.split(/[\r\n]+/).filter((line) => line.startsWith('menu: comparing the files of each prompt ['));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^menu: comparing the files of each prompt \[[█░]+\] \d+\/1500 files · [\d.]+ (B|KiB)$/);
   });
 });
 

@@ -50,6 +50,7 @@ import {
   messageText,
   NotFoundError,
   offeredCheckpointIds,
+  snapshotFileBackups,
   findSelectableMessageIndex,
   isTranscriptMessage,
   promptForResubmit,
@@ -70,7 +71,7 @@ import { displayId, displayPath, escapeControl, plural } from '../format.js';
 import { otherFilesHint } from '../refusal-hint.js';
 import { reasonText, renderDiffStats } from '../render-stats.js';
 import { rewindSessionFor } from '../rewind-session.js';
-import { progressBars } from '../progress-bar.js';
+import { menuLoadingBar, progressBars, type MenuLoadingBar } from '../progress-bar.js';
 import { selectionDocument, selectionLines } from '../agent-lines.js';
 import { splitIdAndPaths } from '../id-and-paths.js';
 import { filePatch } from '../file-patch.js';
@@ -103,11 +104,12 @@ export async function run(context: CommandContext, messageArgument: string | und
   try {
     const summarizeCommand = summarizeCommandFor(context, options.summarizeCommand);
     const summarize = summarizeCommand === undefined ? undefined : commandSummarizer(summarizeCommand, session.projectRoot, context.environment);
-    // The menu shows its own loading bar: the previews it runs for each prompt draw none.
-    let loadingMenu = false;
+    // The menu shows its own loading bar: the previews it runs for each prompt report to it.
+    let loadingMenu: MenuLoadingBar | undefined;
     const bars = progressBars(context.output, 'rewind');
     const onProgress: ProgressCallback = (event) => {
-      if (!loadingMenu) bars(event);
+      if (loadingMenu === undefined) bars(event);
+      else loadingMenu.onProgress(event);
     };
     let rewinder = await rewindSessionFor(context, session, summarize === undefined ? { onProgress } : { summarize, onProgress });
     let messageId = messageIdArgument === undefined ? undefined : resolveMessageId(context, session, messageIdArgument, rewinder);
@@ -121,8 +123,10 @@ export async function run(context: CommandContext, messageArgument: string | und
       }
       const { runRewindMenu } = await import('../menu/rewind-menu.js');
       const opened = session;
-      loadingMenu = true;
-      const entries = await menuEntries(context, session, rewinder).finally(() => (loadingMenu = false));
+      const entries = await menuEntries(context, session, rewinder, (bar) => (loadingMenu = bar)).finally(() => {
+        loadingMenu?.stop();
+        loadingMenu = undefined;
+      });
       const choice = await runRewindMenu(entries, {
         canSummarize: summarize !== undefined,
         loadPatch: async (id, path) => {
@@ -381,17 +385,24 @@ function conversationPreview(rewinder: RewindSession, messageId: string) {
  * The menu's entries: the current prompt, then every recorded prompt and every checkpoint whose
  * prompt was not recorded, newest first, each with the dry run of a code rewind there.
  */
-async function menuEntries(context: CommandContext, session: OpenedSession, rewinder: RewindSession): Promise<MenuEntry[]> {
+async function menuEntries(context: CommandContext, session: OpenedSession, rewinder: RewindSession, showBar: (bar: MenuLoadingBar) => void): Promise<MenuEntry[]> {
   const history = session.history;
   const entries: Array<MenuEntry & { order: number }> = [];
   const seen = new Set<string>();
   const prompts = rewinder.selectableMessages();
+  const offered = new Set(offeredCheckpointIds(session.records, history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !session.claude }));
+  // The bar counts the files each dry run checks: those its checkpoint covers.
+  const filesAt = (messageId: string): number => snapshotFileBackups(history.state, messageId)?.size ?? 0;
   const promptIds = new Set(prompts.map((entry) => entry.messageId));
-  const extra = history.state.snapshots.filter((snapshot) => !promptIds.has(snapshot.messageId)).length;
-  const progress = context.output.progress('loading prompts', prompts.length - 1 + extra, { unit: 'prompts' });
+  const previewed = [
+    ...prompts.filter((entry) => !entry.isCurrentPrompt && history.canRestore(entry.messageId)).map((entry) => entry.messageId),
+    ...history.state.snapshots.filter((snapshot) => !promptIds.has(snapshot.messageId) && offered.has(snapshot.messageId)).map((snapshot) => snapshot.messageId),
+  ];
+  const progress = menuLoadingBar(context.output, [...new Set(previewed)].reduce((sum, id) => sum + filesAt(id), 0));
+  showBar(progress);
   for (const [position, selectable] of prompts.entries()) {
     if (selectable.isCurrentPrompt) continue;
-    progress.tick();
+    progress.beginPreview();
     seen.add(selectable.messageId);
     const canRestore = history.canRestore(selectable.messageId);
     const timestamp = selectable.timestamp === undefined ? undefined : new Date(selectable.timestamp);
@@ -413,11 +424,10 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
   for (const record of session.records) {
     if (record.type === 'user' && isTranscriptMessage(record)) texts.set(record.uuid, promptForResubmit(record).text);
   }
-  const offered = new Set(offeredCheckpointIds(session.records, history.state.snapshots.map((snapshot) => snapshot.messageId), { unrecordedMessages: !session.claude }));
   for (const snapshot of history.state.snapshots) {
     if (seen.has(snapshot.messageId) || !offered.has(snapshot.messageId)) continue;
     seen.add(snapshot.messageId);
-    progress.tick();
+    progress.beginPreview();
     entries.push({
       messageId: snapshot.messageId,
       isCurrent: false,
@@ -431,7 +441,6 @@ async function menuEntries(context: CommandContext, session: OpenedSession, rewi
       order: snapshot.timestamp.getTime(),
     });
   }
-  progress.stop();
   entries.sort((a, b) => b.order - a.order);
   const current: MenuEntry = { messageId: '', isCurrent: true, text: '', timestamp: undefined, hasMessage: false, canRestore: false, stats: undefined };
   return [current, ...entries.map(({ order: _order, ...entry }) => entry)];
