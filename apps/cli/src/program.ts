@@ -168,6 +168,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .option('--list', 'list the timeline: every rewind, undo and redo, with time, files and +/-')
     .option('--prune <older-than>', 'remove timeline points older than this (30d, 12h, 90m; a bare number is days) and their backups')
     .option('--outside', 'undo on the timeline of the files a Claude Code session tracked outside the project (fh rewind --include-outside)')
+    .option('--yes', 'with --prune: do not ask (needed without a terminal when points would be removed)')
     .action(action(async () => (await import('./commands/undo.js')).run));
 
   program

@@ -51,6 +51,34 @@ describe('printed undo and redo hints are commands that work', () => {
     const undo = await runHintInShell(`FH_SESSION_ID=other ${hint}`, { home: box.home, cwd: box.project });
     expect(undo.exitCode).toBe(0);
     expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('a2\n');
+    // Only hints that work: at the start of the stack there is nothing further back to undo.
+    const base = `fh --store fs:${box.store} --session s1 --project ${box.project}`;
+    const hints = (stdout: string) => stdout.split('\n').filter((line) => /^(Redo|Undo|Go|Every)/.test(line));
+    expect(hints(undo.stdout)).toEqual([`Redo with: ${base} redo`, `Every point: ${base} undo --list`]);
+    const redo = await box.fh(['--session', 's1', 'redo']);
+    expect(hints(redo.stdout)).toEqual([`Undo this with: ${base} undo`, `Every point: ${base} undo --list`]);
+    const { json } = await box.fhJson<{ points: Array<{ pointId: string }> }>(['--session', 's1', 'undo', '--list']);
+    await writeFiles(box.project, { 'a.txt': 'a3\n' });
+    expect((await box.fh(['--session', 's1', 'rewind', 't1', '--yes'])).exitCode).toBe(0);
+    // fh undo <point> is a new step: nothing to redo after it, and fh undo undoes it.
+    const undoTo = await box.fh(['--session', 's1', 'undo', (json.points[0] as { pointId: string }).pointId]);
+    expect(undoTo.exitCode).toBe(0);
+    expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('a2\n');
+    expect(hints(undoTo.stdout)).toEqual([`Undo this with: ${base} undo`, `Every point: ${base} undo --list`]);
+    expect((await runHintInShell(`${base} undo`, { home: box.home, cwd: box.project })).exitCode).toBe(0);
+    expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('a1\n');
+
+    // fh undo --prune asks first: without a terminal it needs --yes, and removes nothing.
+    const prune = await box.fh(['--session', 's1', 'undo', '--prune', '0']);
+    expect(prune).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: refusing to remove 6 timeline points older than 0 of session s1 and their backups (undo could no longer go back before them) without confirmation: there is no terminal to ask on; nothing was removed. Pass --yes to remove them\n',
+    });
+    expect((await box.fhJson<{ points: unknown[] }>(['--session', 's1', 'undo', '--list'])).json.points).toHaveLength(6);
+    const pruned = await box.fhJson<{ removed: string[] }>(['--session', 's1', 'undo', '--prune', '0', '--yes']);
+    expect(pruned.json.removed).toHaveLength(6);
+    expect((await box.fhJson<{ points: unknown[] }>(['--session', 's1', 'undo', '--list'])).json.points).toEqual([]);
   });
 });
 

@@ -191,7 +191,9 @@ describe('fh diff --undo', () => {
     const box = await sandbox();
     await rewindsAndUndo(box);
     const unknown = await fh(box, ['diff', '--undo', 'ffffffff']);
-    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'fh: session s has no timeline point "ffffffff" (fh undo --list shows them)\n']);
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'fh: session s has no timeline point "ffffffff"; fh undo --list shows them\n']);
+    const short = await fh(box, ['undo', '0']);
+    expect([short.exitCode, short.stderr]).toEqual([1, 'fh: session s has no timeline point "0" (a prefix needs at least 4 characters); fh undo --list shows them\n']);
     const unknownTurn = await fh(box, ['diff', 'zzzz']);
     expect(unknownTurn.exitCode).toBe(1);
     expect(unknownTurn.stderr).toContain(`fh --store fs:${box.store} --session s --project ${box.project} list`);

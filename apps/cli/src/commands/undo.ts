@@ -18,9 +18,12 @@
  * (the listing reads the log's records only, never a backup); `insertions`, `deletions` and
  * `uncounted` are null for points saved before fh recorded them (shown as `?`; `fh diff --undo
  * <point>` counts what undoing to it would change now). JSON (`--prune`): `{ "sessionId", "removed": [ids] }`.
+ * `--prune` asks before removing any point on a terminal; without one it needs `--yes` (exit 2
+ * otherwise, nothing removed), as `fh cleanup` does.
  */
-import { buildTimeline, readTimeline, readTimelinePoints, timelineRows, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
+import { buildTimeline, readTimeline, readTimelinePoints, redoStep, timelineRows, undoStep, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
 import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { confirm, isInteractive } from '../confirm.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import type { CommandContext } from '../context.js';
 import { fhCommand } from '../command-hint.js';
@@ -28,7 +31,7 @@ import { displayId, displayPath, formatTime, plural } from '../format.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import { renderTable } from '../output.js';
 import { formatLineCounts, reasonText } from '../render-stats.js';
-import { rewindSessionFor, undoStoreFor } from '../rewind-session.js';
+import { outsideUndoStoreFor, rewindSessionFor, undoStoreFor } from '../rewind-session.js';
 import { progressBars } from '../progress-bar.js';
 
 /** Options of `fh undo`. */
@@ -37,17 +40,20 @@ export interface UndoCommandOptions {
   prune?: string;
   /** Undo on the timeline of a Claude Code session's files outside the project (`fh rewind --include-outside`). */
   outside?: boolean;
+  /** `--prune` without asking (needed without a terminal when points would be removed). */
+  yes?: boolean;
 }
 
 /** Run `fh undo`. */
 export async function run(context: CommandContext, pointId: string | undefined, options: UndoCommandOptions = {}): Promise<void> {
   assertCheckpointingEnabled(context, 'undo writes no file while it is set');
   if (options.list === true) return listPoints(context);
-  if (options.prune !== undefined) return prune(context, parseAge(options.prune));
+  if (options.prune !== undefined) return prune(context, parseAge(options.prune), options.prune, options.yes === true);
   const session = await openSession(context, { preferTimeline: true });
   try {
     const rewinder = await rewindSessionFor(context, session, { onProgress: progressBars(context.output, 'undo') });
-    report(context, session, options.outside === true ? await rewinder.undoOutside(pointId) : await rewinder.undo(pointId));
+    const result = options.outside === true ? await rewinder.undoOutside(pointId) : await rewinder.undo(pointId);
+    report(context, session, result, await nextSteps(context, session, result, options.outside === true));
   } finally {
     await session.close();
   }
@@ -59,7 +65,8 @@ export async function runRedo(context: CommandContext): Promise<void> {
   const session = await openSession(context, { preferTimeline: true });
   try {
     const rewinder = await rewindSessionFor(context, session, { onProgress: progressBars(context.output, 'redo') });
-    report(context, session, await rewinder.redo());
+    const result = await rewinder.redo();
+    report(context, session, result, await nextSteps(context, session, result, false));
   } finally {
     await session.close();
   }
@@ -72,8 +79,26 @@ const HEADLINES: Record<UndoResult['operation'], string> = {
   recover: 'Rolled back the interrupted',
 };
 
-function report(context: CommandContext, session: OpenedSession, result: UndoResult): void {
-  const again = (words: string[]) => fhCommand(context, words, { session: session.sessionId });
+/**
+ * The follow-up commands that work after `result`, read from the timeline as it is now: `fh redo`
+ * only when there is a step to redo, `fh undo` named for what it would do (undo the `fh undo <id>`
+ * or the redo just made, or go further back), and the listing.
+ */
+async function nextSteps(context: CommandContext, session: OpenedSession, result: UndoResult, outside: boolean): Promise<string[]> {
+  const words = (rest: string[]) => fhCommand(context, outside ? [...rest, '--outside'] : rest, { session: session.sessionId });
+  const timeline = await readTimeline(outside ? await outsideUndoStoreFor(context, session) : await undoStoreFor(context, session));
+  const lines: string[] = [];
+  // fh redo has no --outside: the files outside the project only go back.
+  if (!outside && redoStep(timeline) !== undefined) lines.push(`${result.operation === 'undo' ? 'Redo with' : 'Redo the next step with'}: ${words(['redo'])}`);
+  if (undoStep(timeline) !== undefined) {
+    const verb = result.operation === 'undo' ? 'Go further back with' : result.operation === 'undo-to' || result.operation === 'redo' ? 'Undo this with' : 'Undo with';
+    lines.push(`${verb}: ${words(['undo'])}`);
+  }
+  if (!outside) lines.push(`Every point: ${words(['undo', '--list'])}`);
+  return lines;
+}
+
+function report(context: CommandContext, session: OpenedSession, result: UndoResult, steps: readonly string[]): void {
   const failed = result.failed.map((failure) => ({ path: failure.path, error: failure.error.message }));
   const recovered = result.recovered.map((recovery) => ({ pointId: recovery.pointId, operation: recovery.operation, outcome: recovery.outcome }));
   const what =
@@ -103,8 +128,7 @@ function report(context: CommandContext, session: OpenedSession, result: UndoRes
       ...result.restored.map((path) => `  restored  ${displayPath(path)}`),
       ...result.deleted.map((path) => `  deleted   ${displayPath(path)}`),
       ...result.skipped.map((entry) => `  skipped   ${displayPath(entry.path)}: ${reasonText(entry.path, entry.reason)}`),
-      ...(result.operation === 'undo' || result.operation === 'undo-to' ? [`Redo with: ${again(['redo'])}`] : []),
-      `Go further back with: ${again(['undo'])}; every point: ${again(['undo', '--list'])}`,
+      ...steps,
     ],
   );
   if (failed.length > 0 || result.skipped.length > 0) {
@@ -184,11 +208,28 @@ async function listPoints(context: CommandContext): Promise<void> {
   }
 }
 
-async function prune(context: CommandContext, ageMs: number): Promise<void> {
+async function prune(context: CommandContext, ageMs: number, age: string, yes: boolean): Promise<void> {
   const session = await openSession(context, { preferTimeline: true });
   try {
     const { prunePoints } = await import('@fh/core');
-    const removed = await prunePoints(await undoStoreFor(context, session), new Date(Date.now() - ageMs));
+    const undo = await undoStoreFor(context, session);
+    // One cutoff for the points the person confirms and the removal.
+    const olderThan = new Date(Date.now() - ageMs);
+    if (!yes) {
+      const planned = (await readTimeline(undo)).points.filter((point) => point.status !== 'pending' && point.createdAt.getTime() < olderThan.getTime());
+      if (planned.length > 0) {
+        const what = `${plural(planned.length, 'timeline point')} older than ${age} of session ${displayId(session.sessionId)} and their backups (undo could no longer go back before them)`;
+        if (!isInteractive(context)) {
+          throw new UsageError(`refusing to remove ${what} without confirmation: there is no terminal to ask on; nothing was removed. Pass --yes to remove them`);
+        }
+        for (const point of planned) context.output.line(`  ${displayId(point.undoId)}  ${formatTime(point.createdAt)}  ${describeOperation(point)}`);
+        if (!(await confirm(`Remove ${what}? [y/N] `))) {
+          context.output.line('Nothing removed.');
+          return;
+        }
+      }
+    }
+    const removed = await prunePoints(undo, olderThan);
     context.output.result({ sessionId: session.sessionId, removed }, () => [
       removed.length === 0 ? 'No point is that old; nothing was removed.' : `Removed ${plural(removed.length, 'timeline point')} and their backups.`,
     ]);

@@ -58,7 +58,8 @@ export function findPoint(timeline: Timeline, id: string, sessionId: string): Ti
   if (matches.length > 1) {
     throw new InvalidArgumentError(`point id ${JSON.stringify(id)} of session ${sessionId} is ambiguous: ${matches.map((point) => point.undoId).join(', ')}; give more of it`);
   }
-  throw new NotFoundError(`session ${sessionId} has no timeline point ${JSON.stringify(id)} (fh undo --list shows them)`);
+  const short = id.length < 4 ? ' (a prefix needs at least 4 characters)' : '';
+  throw new NotFoundError(`session ${sessionId} has no timeline point ${JSON.stringify(id)}${short}; fh undo --list shows them`);
 }
 
 /**
