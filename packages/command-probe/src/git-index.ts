@@ -10,46 +10,68 @@
  * checksum).
  */
 
-/** One stage-0 entry of the index. Times are git's (seconds, nanoseconds); numbers are 32-bit as stored. */
-export interface IndexFileEntry {
-  /** Path relative to the work tree's top, `/` separators. */
-  path: string;
-  /** Git's mode: `0o100644`, `0o100755`, `0o120000` (symlink) or `0o160000` (submodule). */
-  gitMode: number;
-  /** The object id, hex. */
-  oid: string;
-  ctimeSec: number;
-  ctimeNsec: number;
-  mtimeSec: number;
-  mtimeNsec: number;
-  ino: number;
-  uid: number;
-  gid: number;
-  /** Size in bytes, truncated to 32 bits. */
-  size: number;
+/**
+ * The stage-0 entries of an index, without an object per entry: entry `k` has path `paths[k]`
+ * (relative to the work tree's top, `/` separators) and its fixed fields in `bytes` from
+ * `offsets[k]` on, read with {@link indexField} and {@link oidAt}.
+ */
+export interface IndexEntries {
+  count: number;
+  paths: string[];
+  offsets: Uint32Array;
+  /** The index file's bytes. */
+  bytes: Buffer;
+  /** Length of an object id in bytes: 20 (SHA-1) or 32 (SHA-256). */
+  oidBytes: number;
+}
+
+/**
+ * Offsets of the 32-bit fields of an entry (git's numbers, truncated to 32 bits as stored):
+ * times in seconds and nanoseconds, inode, git's mode (`0o100644`, `0o100755`, `0o120000`
+ * symlink, `0o160000` submodule), uid, gid, size in bytes.
+ */
+export const I_CTIME_SEC = 0;
+export const I_CTIME_NSEC = 4;
+export const I_MTIME_SEC = 8;
+export const I_MTIME_NSEC = 12;
+export const I_INO = 20;
+export const I_MODE = 24;
+export const I_UID = 28;
+export const I_GID = 32;
+export const I_SIZE = 36;
+
+/** Field `field` (an `I_…` offset) of entry `k`. */
+export function indexField(index: IndexEntries, k: number, field: number): number {
+  return index.bytes.readUInt32BE((index.offsets[k] as number) + field);
+}
+
+/** The object id of entry `k`, hex. */
+export function oidAt(index: IndexEntries, k: number): string {
+  const at = (index.offsets[k] as number) + 40;
+  return index.bytes.toString('hex', at, at + index.oidBytes);
 }
 
 /** {@link readIndex}'s answer: the entries, or why the reader does not handle this index. */
-export type ParsedIndex = { entries: IndexFileEntry[] } | { unsupported: string };
+export type ParsedIndex = IndexEntries | { unsupported: string };
 
 /**
  * Parse the bytes of an index file whose object ids are `oidBytes` long (20 for SHA-1, 32 for
  * SHA-256). An empty buffer is an empty index (git reads a missing index file so).
  */
 export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
-  if (bytes.length === 0) return { entries: [] };
+  if (bytes.length === 0) return { count: 0, paths: [], offsets: new Uint32Array(0), bytes, oidBytes };
   if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return { unsupported: 'the index does not start with DIRC' };
   const version = bytes.readUInt32BE(4);
   if (version < 2 || version > 4) return { unsupported: `index version ${version}` };
   const count = bytes.readUInt32BE(8);
-  const entries: IndexFileEntry[] = new Array(count);
+  const paths: string[] = new Array(count);
+  const offsets = new Uint32Array(count);
   let offset = 12;
   let previous = '';
   for (let index = 0; index < count; index += 1) {
     const start = offset;
     if (offset + 62 + oidBytes > bytes.length) return { unsupported: 'the index is truncated' };
     const gitMode = bytes.readUInt32BE(offset + 24);
-    const oid = bytes.toString('hex', offset + 40, offset + 40 + oidBytes);
     const flags = bytes.readUInt16BE(offset + 40 + oidBytes);
     offset += 42 + oidBytes;
     if ((flags & 0x8000) !== 0) return { unsupported: 'an entry is marked assume-unchanged' };
@@ -79,19 +101,8 @@ export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
       offset = start + ((end - start + 8) & ~7);
     }
     if ((gitMode & 0o170000) === 0o040000) return { unsupported: 'a sparse index' };
-    entries[index] = {
-      path,
-      gitMode,
-      oid,
-      ctimeSec: bytes.readUInt32BE(start),
-      ctimeNsec: bytes.readUInt32BE(start + 4),
-      mtimeSec: bytes.readUInt32BE(start + 8),
-      mtimeNsec: bytes.readUInt32BE(start + 12),
-      ino: bytes.readUInt32BE(start + 20),
-      uid: bytes.readUInt32BE(start + 28),
-      gid: bytes.readUInt32BE(start + 32),
-      size: bytes.readUInt32BE(start + 36),
-    };
+    paths[index] = path;
+    offsets[index] = start;
     previous = path;
   }
   const checksumStart = bytes.length - oidBytes;
@@ -101,5 +112,5 @@ export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
     if (signature === 'sdir') return { unsupported: 'a sparse index' };
     offset += 8 + bytes.readUInt32BE(offset + 4);
   }
-  return { entries };
+  return { count, paths, offsets, bytes, oidBytes };
 }

@@ -27,14 +27,34 @@
  * `git status` instead.
  */
 import type { EntryFacts } from '@fh/core';
-import { factsOf, MISSING_FACTS, sameFacts } from '@fh/core';
+import { MISSING_FACTS } from '@fh/core';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, writeFileSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ignore from 'ignore';
-import { readIndex, type IndexFileEntry } from './git-index.js';
-import { listTree, type ListedEntry, type TreeListing } from './tree-listing.js';
+import { I_CTIME_NSEC, I_CTIME_SEC, I_GID, I_INO, I_MODE, I_MTIME_NSEC, I_MTIME_SEC, I_SIZE, I_UID, indexField, oidAt, readIndex, type IndexEntries } from './git-index.js';
+import {
+  factsAt,
+  listTree,
+  N_CTIME_MS,
+  N_CTIME_NSEC,
+  N_CTIME_SEC,
+  N_GID,
+  N_INO,
+  N_MODE,
+  N_MTIME_MS,
+  N_MTIME_NSEC,
+  N_MTIME_SEC,
+  N_SIZE,
+  N_UID,
+  STRIDE,
+  TYPE_FILE,
+  TYPE_FOLDER,
+  TYPE_SYMLINK,
+  type ListingLimits,
+  type TreeListing,
+} from './tree-listing.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
 
 /** Where a work tree's git files are. */
@@ -49,24 +69,29 @@ export interface GitLocation {
   commonDir: string;
 }
 
-/** A clean index entry (or a folder) as the begin saw it. */
-interface TreeRow {
-  path: string;
-  facts: EntryFacts;
-}
+/** Numbers per clean entry in {@link ScanTree.facts}: type code, size, mode, mtime ms, ctime ms, inode. */
+const TREE_STRIDE = 6;
 
-/** What `scanBegin` keeps for `scanEnd`. */
+/**
+ * What `scanBegin` keeps for `scanEnd`: the clean entries as flat arrays (entry `r` has path
+ * `paths[r]`, facts `facts[r * 6 …]` — type code of `tree-listing.ts`, size, `st_mode`, mtime and
+ * ctime in ms, inode — git mode `gitModes[r]` and object id `oids[r * oidBytes …]`).
+ */
 export interface ScanTree {
   /** When the begin's `lstat`s started (ms since the epoch). */
   beginMs: number;
-  /** Clean entries: project path, facts; `oids[i]`/`gitModes[i]` for `clean[i]`. */
-  clean: TreeRow[];
-  oids: string[];
-  gitModes: number[];
+  count: number;
+  paths: string[];
+  facts: Float64Array;
+  gitModes: Uint32Array;
+  oids: Buffer;
+  oidBytes: number;
   /** Project paths of the begin's dirty tracked files and untracked files. */
   known: string[];
   /** The begin's ignored keys (folders ignored whole end with `/`). */
   ignored: string[];
+  /** Folders holding an index entry or an untracked file at begin: never ignored as a whole at the end. */
+  folders: string[];
 }
 
 /** The begin's listing. */
@@ -110,79 +135,152 @@ export function unsupportedRepository(location: GitLocation): string | undefined
   return undefined;
 }
 
+/** Add every folder above `path` (not `path` itself) to `folders`, stopping at one already there. */
+function addFoldersAbove(path: string, folders: Set<string>): void {
+  for (let slash = path.lastIndexOf('/'); slash !== -1; slash = path.lastIndexOf('/', slash - 1)) {
+    const above = path.slice(0, slash);
+    if (folders.has(above)) return;
+    folders.add(above);
+  }
+}
+
 /**
  * List the project before a command (see the top of this file), or `{ unsupported }` when the
  * index or the tree holds something this scan does not handle (a submodule, `.gitattributes`).
  * `prune`: folders believed ignored (from earlier windows) that need not be entered; one that is
- * no longer ignored is listed after all.
+ * no longer ignored is listed after all. Throws `ScanLimitError` past `limits`.
  */
-export async function scanBegin(projectRoot: string, location: GitLocation, prune: ReadonlySet<string> = new Set()): Promise<ScanBegin | { unsupported: string }> {
+export async function scanBegin(projectRoot: string, location: GitLocation, prune: ReadonlySet<string>, limits: ListingLimits): Promise<ScanBegin | { unsupported: string }> {
   const oidBytes = /^\s*objectformat\s*=\s*sha256\b/im.test(readText(join(location.commonDir, 'config')) ?? '') ? 32 : 20;
   const indexFile = join(location.gitDir, 'index');
+  const indexStats: Stats | undefined = lstatSync(indexFile, { throwIfNoEntry: false });
+  const beginMs = Date.now();
+  // find lists the tree while the index is read and parsed here.
+  const listing = listTree(projectRoot, prune, limits, Math.ceil((indexStats?.size ?? 0) / 64) + 64);
+  listing.catch(() => undefined);
   let indexBytes: Buffer;
-  let indexStats: Stats | undefined;
   try {
-    indexStats = lstatSync(indexFile);
     indexBytes = readFileSync(indexFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     indexBytes = Buffer.alloc(0);
   }
   const parsed = readIndex(indexBytes, oidBytes);
-  if ('unsupported' in parsed) return parsed;
+  const inside = 'unsupported' in parsed ? parsed : projectEntries(parsed, location.prefix);
+  if ('unsupported' in inside) {
+    await listing.catch(() => undefined);
+    return inside;
+  }
   const indexSec = indexStats === undefined ? 0 : Math.floor(indexStats.mtimeMs / 1000);
-  const { prefix } = location;
-  const entries: IndexFileEntry[] = [];
-  const tracked = new Set<string>();
-  const trackedFolders = new Set<string>();
+  const sort = (listed: TreeListing, keepPruned: boolean): ScanBegin | undefined => sortBegin(projectRoot, location, parsed as IndexEntries, inside, indexSec, beginMs, listed, keepPruned);
+  let listed = await listing;
+  if ([...prune].some((folder) => inside.folders.has(folder))) listed = await listTree(projectRoot, new Set([...prune].filter((folder) => !inside.folders.has(folder))), limits, listed.count);
+  return sort(listed, false) ?? (sort(await listTree(projectRoot, new Set(), limits, listed.count), true) as ScanBegin);
+}
+
+/** The index entries inside the project folder: their numbers, project paths, and the folders above them. */
+interface ProjectEntries {
+  entries: number[];
+  paths: string[];
+  folders: Set<string>;
+}
+
+/** {@link ProjectEntries} of `index` under `prefix`, or `{ unsupported }` for a submodule or `.gitattributes`. */
+function projectEntries(index: IndexEntries, prefix: string): ProjectEntries | { unsupported: string } {
+  const entries: number[] = [];
+  const paths: string[] = [];
+  const folders = new Set<string>();
   let lastFolder: string | undefined;
-  for (const entry of parsed.entries) {
-    if (!entry.path.startsWith(prefix)) continue;
-    const path = entry.path.slice(prefix.length);
-    if (entry.gitMode === 0o160000) return { unsupported: `${path} is a submodule` };
-    if (path === '.gitattributes' || path.endsWith('/.gitattributes')) return { unsupported: `${path} sets attributes` };
-    entries.push(entry);
-    tracked.add(path);
-    const folder = path.slice(0, Math.max(path.lastIndexOf('/'), 0));
-    if (folder === lastFolder) continue;
-    lastFolder = folder;
-    for (let slash = path.lastIndexOf('/'); slash !== -1; slash = path.lastIndexOf('/', slash - 1)) {
-      const above = path.slice(0, slash);
-      if (trackedFolders.has(above)) break;
-      trackedFolders.add(above);
+  for (let k = 0; k < index.count; k += 1) {
+    const topPath = index.paths[k] as string;
+    if (prefix !== '' && !topPath.startsWith(prefix)) continue;
+    const path = prefix === '' ? topPath : topPath.slice(prefix.length);
+    if (indexField(index, k, I_MODE) === 0o160000) return { unsupported: `${path} is a submodule` };
+    if (path.endsWith('.gitattributes') && (path === '.gitattributes' || path.endsWith('/.gitattributes'))) return { unsupported: `${path} sets attributes` };
+    entries.push(k);
+    paths.push(path);
+    const slash = path.lastIndexOf('/');
+    if (slash === -1 || (lastFolder !== undefined && lastFolder.length === slash && path.startsWith(lastFolder))) continue;
+    lastFolder = path.slice(0, slash);
+    if (!folders.has(lastFolder)) {
+      folders.add(lastFolder);
+      addFoldersAbove(lastFolder, folders);
     }
   }
-  const beginMs = Date.now();
-  const safePrune = new Set([...prune].filter((folder) => !trackedFolders.has(folder)));
-  let listing = await listTree(projectRoot, safePrune);
-  let untracked = classifyUntracked(projectRoot, location, listing, (path) => tracked.has(path), (folder) => trackedFolders.has(folder));
-  if (untracked === undefined) {
-    listing = await listTree(projectRoot, new Set());
-    untracked = classifyUntracked(projectRoot, location, listing, (path) => tracked.has(path), (folder) => trackedFolders.has(folder)) as Classified;
-  }
-  const own = untracked.own;
-  const tree: ScanTree = { beginMs, clean: [], oids: [], gitModes: [], known: [], ignored: [] };
+  return { entries, paths, folders };
+}
+
+/**
+ * The begin's answer from one listing: each index entry clean (stat data, or bytes hashed) or
+ * dirty, the rest of the listing untracked or ignored. Undefined when a pruned folder turned out
+ * not to be ignored (unless `keepPruned`).
+ */
+function sortBegin(projectRoot: string, location: GitLocation, index: IndexEntries, inside: ProjectEntries, indexSec: number, beginMs: number, listing: TreeListing, keepPruned: boolean): ScanBegin | undefined {
+  const claimed = new Uint8Array(listing.count);
+  const own = new Map<string, EntryFacts>();
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
-  for (const entry of entries) {
-    const path = entry.path.slice(prefix.length);
-    const listed = listing.entries.get(path);
-    if (listed === undefined) {
-      own.set(path, MISSING_FACTS);
+  const total = inside.entries.length;
+  const cleanListed = new Uint32Array(total);
+  const cleanIndex = new Uint32Array(total);
+  let clean = 0;
+  const numbers = listing.numbers;
+  const dirty: Array<{ path: string; j: number }> = [];
+  for (let e = 0; e < total; e += 1) {
+    const k = inside.entries[e] as number;
+    const path = inside.paths[e] as string;
+    const j = listing.indexOf.get(path);
+    if (j === undefined) {
+      dirty.push({ path, j: -1 });
       continue;
     }
-    const facts = listed.facts;
-    if (facts.type === 'folder') continue;
-    const racy = indexSec <= Math.max(entry.mtimeSec, entry.ctimeSec);
-    if ((!racy && statMatches(entry, listed)) || (typeMatches(entry.gitMode, facts) && contentOid(rootSlash + path, facts, oidBytes) === entry.oid)) {
-      tree.clean.push({ path, facts });
-      tree.oids.push(entry.oid);
-      tree.gitModes.push(entry.gitMode);
+    claimed[j] = 1;
+    const type = listing.types[j] as number;
+    if (type === TYPE_FOLDER) continue;
+    const gitMode = indexField(index, k, I_MODE);
+    const racy = indexSec <= Math.max(indexField(index, k, I_MTIME_SEC), indexField(index, k, I_CTIME_SEC));
+    if ((!racy && statMatches(index, k, listing, j, gitMode)) || (typeMatches(gitMode, type, numbers[j * STRIDE + N_MODE] as number) && contentOid(rootSlash + path, type, numbers[j * STRIDE + N_SIZE] as number, index.oidBytes) === oidAt(index, k))) {
+      cleanListed[clean] = j;
+      cleanIndex[clean] = k;
+      clean += 1;
     } else {
-      own.set(path, facts);
+      dirty.push({ path, j });
     }
   }
-  tree.known = [...own.keys()];
-  tree.ignored = [...untracked.ignored.keys()];
+  const untracked = classify(projectRoot, location, listing, claimed, (folder) => inside.folders.has(folder), keepPruned);
+  if (untracked === undefined) return undefined;
+  const folders = new Set(inside.folders);
+  for (const path of untracked.own.keys()) addFoldersAbove(path, folders);
+  for (const [path, facts] of untracked.own) own.set(path, facts);
+  for (const { path, j } of dirty) own.set(path, j === -1 ? MISSING_FACTS : factsAt(listing, j));
+  const oidBytes = index.oidBytes;
+  const tree: ScanTree = {
+    beginMs,
+    count: clean,
+    paths: new Array<string>(clean),
+    facts: new Float64Array(clean * TREE_STRIDE),
+    gitModes: new Uint32Array(clean),
+    oids: Buffer.allocUnsafe(clean * oidBytes),
+    oidBytes,
+    known: [...own.keys()],
+    ignored: [...untracked.ignored.keys()],
+    folders: [...folders],
+  };
+  for (let r = 0; r < clean; r += 1) {
+    const j = cleanListed[r] as number;
+    const k = cleanIndex[r] as number;
+    tree.paths[r] = listing.paths[j] as string;
+    const at = r * TREE_STRIDE;
+    const base = j * STRIDE;
+    tree.facts[at] = listing.types[j] as number;
+    tree.facts[at + 1] = numbers[base + N_SIZE] as number;
+    tree.facts[at + 2] = numbers[base + N_MODE] as number;
+    tree.facts[at + 3] = numbers[base + N_MTIME_MS] as number;
+    tree.facts[at + 4] = numbers[base + N_CTIME_MS] as number;
+    tree.facts[at + 5] = numbers[base + N_INO] as number;
+    tree.gitModes[r] = indexField(index, k, I_MODE);
+    const oid = (index.offsets[k] as number) + 40;
+    index.bytes.copy(tree.oids, r * oidBytes, oid, oid + oidBytes);
+  }
   return { own, ignored: untracked.ignored, tree };
 }
 
@@ -196,46 +294,61 @@ export interface ScanEnd {
   changed: Map<string, ScanChange>;
 }
 
-/** List the project after the command against the begin's tree (see the top of this file). */
-export async function scanEnd(projectRoot: string, location: GitLocation, tree: ScanTree): Promise<ScanEnd> {
-  const oidBytes = (tree.oids[0]?.length ?? 40) / 2;
+/** List the project after the command against the begin's tree (see the top of this file). Throws `ScanLimitError` past `limits`. */
+export async function scanEnd(projectRoot: string, location: GitLocation, tree: ScanTree, limits: ListingLimits): Promise<ScanEnd> {
   const racySince = tree.beginMs - RACY_MARGIN_MS;
-  const racy = (facts: EntryFacts): boolean => Math.max(facts.mtimeMs, facts.ctimeMs) >= racySince;
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
   const prune = new Set(tree.ignored.filter((key) => key.endsWith('/')).map((key) => key.slice(0, -1)));
-  const listing = await listTree(projectRoot, prune);
+  const listing = await listTree(projectRoot, prune, limits, tree.count + tree.known.length + tree.folders.length + 64);
+  const claimed = new Uint8Array(listing.count);
   const changed = new Map<string, ScanChange>();
-  const knownFiles = new Set<string>([...tree.known, ...tree.ignored]);
-  tree.clean.forEach(({ path, facts: before }, index) => {
-    knownFiles.add(path);
-    const now = listing.entries.get(path)?.facts;
-    const oid = tree.oids[index] as string;
-    const gitMode = tree.gitModes[index] as number;
-    const mode = before.mode & 0o7777;
-    if (now === undefined || now.type === 'folder') {
-      changed.set(path, { blobId: oid, gitMode, mode, contentChanged: true });
-      return;
+  const { facts, oids, oidBytes } = tree;
+  const numbers = listing.numbers;
+  for (let r = 0; r < tree.count; r += 1) {
+    const path = tree.paths[r] as string;
+    const j = listing.indexOf.get(path);
+    const at = r * TREE_STRIDE;
+    const mode = (facts[at + 2] as number) & 0o7777;
+    const type = j === undefined ? TYPE_FOLDER : (listing.types[j] as number);
+    if (j === undefined || type === TYPE_FOLDER) {
+      changed.set(path, { blobId: oids.toString('hex', r * oidBytes, (r + 1) * oidBytes), gitMode: tree.gitModes[r] as number, mode, contentChanged: true });
+      continue;
     }
-    if (sameFacts(now, before) && !racy(before)) return;
-    const modeChanged = now.type !== before.type || (now.mode & 0o7777) !== mode;
-    const contentSame = now.type === before.type && contentOid(rootSlash + path, now, oidBytes) === oid;
-    if (contentSame && !modeChanged) return;
-    changed.set(path, { blobId: oid, gitMode, mode, contentChanged: !contentSame });
-  });
-  const trackedFolders = new Set<string>();
-  for (const path of [...tree.clean.map((row) => row.path), ...tree.known]) {
-    for (let slash = path.lastIndexOf('/'); slash !== -1; slash = path.lastIndexOf('/', slash - 1)) {
-      const above = path.slice(0, slash);
-      if (trackedFolders.has(above)) break;
-      trackedFolders.add(above);
+    claimed[j] = 1;
+    const base = j * STRIDE;
+    const sameType = type === facts[at];
+    if (
+      sameType &&
+      numbers[base + N_SIZE] === facts[at + 1] &&
+      numbers[base + N_MODE] === facts[at + 2] &&
+      numbers[base + N_MTIME_MS] === facts[at + 3] &&
+      numbers[base + N_CTIME_MS] === facts[at + 4] &&
+      numbers[base + N_INO] === facts[at + 5] &&
+      Math.max(facts[at + 3] as number, facts[at + 4] as number) < racySince
+    ) {
+      continue;
     }
+    const blobId = oids.toString('hex', r * oidBytes, (r + 1) * oidBytes);
+    const modeChanged = !sameType || ((numbers[base + N_MODE] as number) & 0o7777) !== mode;
+    const contentSame = sameType && contentOid(rootSlash + path, type, numbers[base + N_SIZE] as number, oidBytes) === blobId;
+    if (contentSame && !modeChanged) continue;
+    changed.set(path, { blobId, gitMode: tree.gitModes[r] as number, mode, contentChanged: !contentSame });
   }
-  const classified = classifyUntracked(projectRoot, location, listing, (path) => knownFiles.has(path), (folder) => trackedFolders.has(folder), true) as Classified;
+  for (const path of tree.known) claimFile(listing, claimed, path);
+  for (const key of tree.ignored) claimFile(listing, claimed, key);
+  const folders = new Set(tree.folders);
+  const classified = classify(projectRoot, location, listing, claimed, (folder) => folders.has(folder), true) as Classified;
   for (const key of tree.ignored) {
-    const listed = listing.entries.get(key.endsWith('/') ? key.slice(0, -1) : key);
-    if (listed !== undefined) classified.ignored.set(key, listed.facts);
+    const j = listing.indexOf.get(key.endsWith('/') ? key.slice(0, -1) : key);
+    if (j !== undefined) classified.ignored.set(key, factsAt(listing, j));
   }
   return { own: classified.own, ignored: classified.ignored, changed };
+}
+
+/** Mark the listing's entry at `path` known, when it is there and is not a folder. */
+function claimFile(listing: TreeListing, claimed: Uint8Array, path: string): void {
+  const j = listing.indexOf.get(path);
+  if (j !== undefined && listing.types[j] !== TYPE_FOLDER) claimed[j] = 1;
 }
 
 /** Untracked files (`own`) and ignored paths (`ignored`, folders ignored whole end with `/`). */
@@ -245,20 +358,13 @@ interface Classified {
 }
 
 /**
- * Sort the listing's paths that `isKnown` does not claim into untracked and ignored, with the
+ * Sort the listing's files not `claimed` (tracked or known) into untracked and ignored, with the
  * `.gitignore` rules of each folder (read when the listing has one). Folders ignored as a whole,
  * and nested repositories, are not looked into; a folder `isTrackedFolder` claims is never
  * ignored as a whole (its untracked files may be). Undefined when a pruned folder turns out not
  * to be ignored (list again without pruning); with `keepPruned`, pruned folders are trusted.
  */
-function classifyUntracked(
-  projectRoot: string,
-  location: GitLocation,
-  listing: TreeListing,
-  isKnown: (path: string) => boolean,
-  isTrackedFolder: (folder: string) => boolean,
-  keepPruned = false,
-): Classified | undefined {
+function classify(projectRoot: string, location: GitLocation, listing: TreeListing, claimed: Uint8Array, isTrackedFolder: (folder: string) => boolean, keepPruned: boolean): Classified | undefined {
   const own = new Map<string, EntryFacts>();
   const ignored = new Map<string, EntryFacts>();
   const skipped = new Set<string>();
@@ -268,19 +374,23 @@ function classifyUntracked(
     const memo = rulesMemo.get(folder);
     if (memo !== undefined) return memo;
     const slash = folder.lastIndexOf('/');
-    const rules = folder === '' ? rootRules(location) : listing.entries.has(`${folder}/.gitignore`) ? withGitignore(rulesOf(slash === -1 ? '' : folder.slice(0, slash)), projectRoot, location, folder) : rulesOf(slash === -1 ? '' : folder.slice(0, slash));
+    const above = (): readonly Rules[] => rulesOf(slash === -1 ? '' : folder.slice(0, slash));
+    const rules = folder === '' ? rootRules(location) : listing.indexOf.has(`${folder}/.gitignore`) ? withGitignore(above(), projectRoot, location, folder) : above();
     rulesMemo.set(folder, rules);
     return rules;
   };
-  for (const [path, { facts }] of listing.entries) {
+  for (let i = 0; i < listing.count; i += 1) {
+    const type = listing.types[i] as number;
+    if (type !== TYPE_FOLDER && claimed[i] === 1) continue;
+    const path = listing.paths[i] as string;
     const slash = path.lastIndexOf('/');
     const parent = slash === -1 ? '' : path.slice(0, slash);
     if (skipped.has(parent)) {
-      if (facts.type === 'folder') skipped.add(path);
+      if (type === TYPE_FOLDER) skipped.add(path);
       continue;
     }
     const topPath = location.prefix + path;
-    if (facts.type === 'folder') {
+    if (type === TYPE_FOLDER) {
       if (isTrackedFolder(path)) {
         if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, true)) ignoredInside.add(path);
         continue;
@@ -290,16 +400,15 @@ function classifyUntracked(
         continue;
       }
       if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, true)) {
-        ignored.set(`${path}/`, facts);
+        ignored.set(`${path}/`, factsAt(listing, i));
         skipped.add(path);
         continue;
       }
       if (listing.pruned.has(path) && !keepPruned) return undefined;
       continue;
     }
-    if (isKnown(path)) continue;
-    if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, false)) ignored.set(path, facts);
-    else own.set(path, facts);
+    if (ignoredInside.has(parent) || isIgnored(rulesOf(parent), topPath, false)) ignored.set(path, factsAt(listing, i));
+    else own.set(path, factsAt(listing, i));
   }
   return { own, ignored };
 }
@@ -357,41 +466,43 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** Whether `facts` are of the kind of file `gitMode` names (and, for a regular file, with its executable bit). */
-function typeMatches(gitMode: number, facts: EntryFacts): boolean {
-  if (gitMode === 0o120000) return facts.type === 'symlink';
+/** Whether an entry of type code `type` and `st_mode` `mode` is the kind of file `gitMode` names (for a regular file, with its executable bit). */
+function typeMatches(gitMode: number, type: number, mode: number): boolean {
+  if (gitMode === 0o120000) return type === TYPE_SYMLINK;
   if (gitMode !== 0o100644 && gitMode !== 0o100755) return false;
-  return facts.type === 'file' && ((facts.mode & 0o100) !== 0) === (gitMode === 0o100755);
+  return type === TYPE_FILE && ((mode & 0o100) !== 0) === (gitMode === 0o100755);
 }
 
-/** Git's stat check: the index's stat data equals the file's (times to the nanosecond). */
-function statMatches(entry: IndexFileEntry, listed: ListedEntry): boolean {
+/** Git's stat check: index entry `k`'s stat data equals listing entry `j`'s (times to the nanosecond). */
+function statMatches(index: IndexEntries, k: number, listing: TreeListing, j: number, gitMode: number): boolean {
+  const base = j * STRIDE;
+  const numbers = listing.numbers;
   return (
-    listed.mtimeSec === entry.mtimeSec &&
-    listed.mtimeNsec === entry.mtimeNsec &&
-    listed.ctimeSec === entry.ctimeSec &&
-    listed.ctimeNsec === entry.ctimeNsec &&
-    listed.facts.size % 2 ** 32 === entry.size &&
-    listed.facts.ino % 2 ** 32 === entry.ino &&
-    listed.uid === entry.uid &&
-    listed.gid === entry.gid &&
-    typeMatches(entry.gitMode, listed.facts)
+    numbers[base + N_MTIME_SEC] === indexField(index, k, I_MTIME_SEC) &&
+    numbers[base + N_MTIME_NSEC] === indexField(index, k, I_MTIME_NSEC) &&
+    numbers[base + N_CTIME_SEC] === indexField(index, k, I_CTIME_SEC) &&
+    numbers[base + N_CTIME_NSEC] === indexField(index, k, I_CTIME_NSEC) &&
+    (numbers[base + N_SIZE] as number) % 2 ** 32 === indexField(index, k, I_SIZE) &&
+    (numbers[base + N_INO] as number) % 2 ** 32 === indexField(index, k, I_INO) &&
+    numbers[base + N_UID] === indexField(index, k, I_UID) &&
+    numbers[base + N_GID] === indexField(index, k, I_GID) &&
+    typeMatches(gitMode, listing.types[j] as number, numbers[base + N_MODE] as number)
   );
 }
 
-/** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read or changed meanwhile. */
-function contentOid(absolute: string, facts: EntryFacts, oidBytes: number): string | undefined {
+/** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read or changed meanwhile. `size`: its listed size. */
+function contentOid(absolute: string, type: number, size: number, oidBytes: number): string | undefined {
   const hash = createHash(oidBytes === 32 ? 'sha256' : 'sha1');
   try {
-    if (facts.type === 'symlink') {
+    if (type === TYPE_SYMLINK) {
       const target = readlinkSync(absolute, { encoding: 'buffer' });
       return hash.update(`blob ${target.length}\0`).update(target).digest('hex');
     }
-    if (facts.type !== 'file') return undefined;
+    if (type !== TYPE_FILE) return undefined;
     const fd = openSync(absolute, 'r');
     try {
-      const buffer = Buffer.allocUnsafe(Math.min(HASH_CHUNK, Math.max(facts.size, 1)));
-      hash.update(`blob ${facts.size}\0`);
+      const buffer = Buffer.allocUnsafe(Math.min(HASH_CHUNK, Math.max(size, 1)));
+      hash.update(`blob ${size}\0`);
       let total = 0;
       for (;;) {
         const read = readSync(fd, buffer, 0, buffer.length, null);
@@ -400,7 +511,7 @@ function contentOid(absolute: string, facts: EntryFacts, oidBytes: number): stri
         total += read;
       }
       // A file that changed size since it was listed is not the blob.
-      return total === facts.size ? hash.digest('hex') : undefined;
+      return total === size ? hash.digest('hex') : undefined;
     } finally {
       closeSync(fd);
     }
@@ -410,31 +521,40 @@ function contentOid(absolute: string, facts: EntryFacts, oidBytes: number): stri
 }
 
 /** Version of the tree file {@link writeTree} writes. */
-const TREE_FILE_VERSION = 1;
+const TREE_FILE_VERSION = 2;
 
-/** Type codes of facts in the tree file. */
-const TYPES: ReadonlyArray<EntryFacts['type']> = ['file', 'symlink', 'folder', 'other', 'missing'];
+/** The tree file's JSON header. */
+interface TreeHeader {
+  version: number;
+  beginMs: number;
+  count: number;
+  oidBytes: number;
+  known: string[];
+  ignored: string[];
+  folders: string[];
+}
 
 /**
- * Write `tree` to `file`: a 4-byte length, a JSON header (begin time, counts, git modes, the short lists),
- * padding to 8, six float64 per clean entry (type, size, mode, mtime, ctime, inode), then the
- * clean paths and object ids joined by NUL.
+ * Write `tree` to `file`: a 4-byte length, a JSON header (version, begin time, count, object id
+ * length, the known, ignored and folder lists), padding to 8, the facts (six float64 per clean
+ * entry), the git modes (uint32 each), the object ids (raw bytes), then the clean paths joined by
+ * NUL. Numbers in this machine's byte order: the file is read back on the machine that wrote it.
  */
 export function writeTree(file: string, tree: ScanTree): void {
-  const rows = tree.clean;
-  const numbers = new Float64Array(rows.length * 6);
-  rows.forEach(({ facts }, index) => {
-    numbers.set([TYPES.indexOf(facts.type), facts.size, facts.mode, facts.mtimeMs, facts.ctimeMs, facts.ino], index * 6);
-  });
-  const header = Buffer.from(JSON.stringify({ version: TREE_FILE_VERSION, beginMs: tree.beginMs, clean: tree.clean.length, gitModes: tree.gitModes, known: tree.known, ignored: tree.ignored }));
-  const headerEnd = 4 + header.length;
-  const numbersStart = (headerEnd + 7) & ~7;
-  const text = Buffer.from([...tree.clean.map((row) => row.path), ...tree.oids].join('\0'));
-  const out = Buffer.alloc(numbersStart + numbers.byteLength + text.length);
-  out.writeUInt32LE(header.length, 0);
-  header.copy(out, 4);
-  Buffer.from(numbers.buffer).copy(out, numbersStart);
-  text.copy(out, numbersStart + numbers.byteLength);
+  const header: TreeHeader = { version: TREE_FILE_VERSION, beginMs: tree.beginMs, count: tree.count, oidBytes: tree.oidBytes, known: tree.known, ignored: tree.ignored, folders: tree.folders };
+  const headerBytes = Buffer.from(JSON.stringify(header));
+  const factsStart = (4 + headerBytes.length + 7) & ~7;
+  const modesStart = factsStart + tree.count * TREE_STRIDE * 8;
+  const oidsStart = modesStart + tree.count * 4;
+  const pathsStart = oidsStart + tree.count * tree.oidBytes;
+  const paths = tree.paths.join('\0');
+  const out = Buffer.alloc(pathsStart + Buffer.byteLength(paths));
+  out.writeUInt32LE(headerBytes.length, 0);
+  headerBytes.copy(out, 4);
+  Buffer.from(tree.facts.buffer, tree.facts.byteOffset, tree.count * TREE_STRIDE * 8).copy(out, factsStart);
+  Buffer.from(tree.gitModes.buffer, tree.gitModes.byteOffset, tree.count * 4).copy(out, modesStart);
+  tree.oids.copy(out, oidsStart, 0, tree.count * tree.oidBytes);
+  out.write(paths, pathsStart, 'utf8');
   writeFileSync(file, out, { flag: 'wx' });
 }
 
@@ -443,20 +563,29 @@ export function readTree(file: string): ScanTree {
   const bytes = readFileSync(file);
   try {
     const headerLength = bytes.readUInt32LE(0);
-    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as { version: number; beginMs: number; clean: number; gitModes: number[]; known: string[]; ignored: string[] };
+    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as TreeHeader;
     if (header.version !== TREE_FILE_VERSION) throw new Error(`version ${header.version}`);
-    const numbersStart = (4 + headerLength + 7) & ~7;
-    const rows = header.clean;
-    const numbers = new Float64Array(bytes.buffer.slice(bytes.byteOffset + numbersStart, bytes.byteOffset + numbersStart + rows * 48));
-    const text = bytes.toString('utf8', numbersStart + rows * 48).split('\0');
-    const row = (index: number): TreeRow => {
-      const at = index * 6;
-      return { path: text[index] as string, facts: { type: TYPES[numbers[at] as number] as EntryFacts['type'], size: numbers[at + 1] as number, mode: numbers[at + 2] as number, mtimeMs: numbers[at + 3] as number, ctimeMs: numbers[at + 4] as number, ino: numbers[at + 5] as number } };
+    const { count, oidBytes } = header;
+    const factsStart = (4 + headerLength + 7) & ~7;
+    const modesStart = factsStart + count * TREE_STRIDE * 8;
+    const oidsStart = modesStart + count * 4;
+    const pathsStart = oidsStart + count * oidBytes;
+    if (pathsStart > bytes.length) throw new Error('it is truncated');
+    const copy = (start: number, end: number): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + end) as ArrayBuffer;
+    const paths = count === 0 ? [] : bytes.toString('utf8', pathsStart).split('\0');
+    if (paths.length !== count) throw new Error('the counts do not match');
+    return {
+      beginMs: header.beginMs,
+      count,
+      paths,
+      facts: new Float64Array(copy(factsStart, modesStart)),
+      gitModes: new Uint32Array(copy(modesStart, oidsStart)),
+      oids: bytes.subarray(oidsStart, pathsStart),
+      oidBytes,
+      known: header.known,
+      ignored: header.ignored,
+      folders: header.folders,
     };
-    const clean = Array.from({ length: header.clean }, (_, index) => row(index));
-    const oids = text.slice(rows, rows + header.clean);
-    if (oids.length !== header.clean || header.gitModes.length !== header.clean) throw new Error('the counts do not match');
-    return { beginMs: header.beginMs, clean, oids, gitModes: header.gitModes, known: header.known, ignored: header.ignored };
   } catch (error) {
     throw new Error(`command window tree file ${file} is not one fh wrote (${error instanceof Error ? error.message : String(error)}): end the window again after removing it, or begin a new one`);
   }

@@ -37,6 +37,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
+import { type ListingLimits } from './tree-listing.js';
 import { readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanTree } from './git-scan.js';
 
 /** Options of {@link NodeCommandProbe}. */
@@ -55,7 +56,21 @@ export interface NodeCommandProbeOptions {
    * than the scan's JavaScript, it can be faster (see README, Known limits).
    */
   gitScan?: 'index' | 'status';
+  /**
+   * Most files and folders one listing of a git work tree may hold (default
+   * {@link DEFAULT_MAX_SCAN_ENTRIES}); past it `begin`/`end` throw `ScanLimitError` and no
+   * window is kept, so a project folder of `/` or a home folder is refused in seconds.
+   */
+  maxScanEntries?: number;
+  /** Longest one listing may take, in ms (default {@link DEFAULT_MAX_SCAN_MS}); past it, as for `maxScanEntries`. */
+  maxScanMs?: number;
 }
+
+/** Default {@link NodeCommandProbeOptions.maxScanEntries}: 1,000,000 files and folders. */
+export const DEFAULT_MAX_SCAN_ENTRIES = 1_000_000;
+
+/** Default {@link NodeCommandProbeOptions.maxScanMs}: 10 s, well inside a hook's 60 s timeout for a begin or an end. */
+export const DEFAULT_MAX_SCAN_MS = 10_000;
 
 /** What the probe keeps between `begin` and `end` of a git window. */
 interface GitState {
@@ -101,6 +116,8 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly gitBinary: string;
   private readonly umask: number;
   private readonly gitScan: 'index' | 'status';
+  private readonly maxScanEntries: number;
+  private readonly maxScanMs: number;
   /** Trees of windows begun by this instance, so an end in the same process does not read the tree file back. */
   private readonly trees = new Map<string, ScanTree>();
 
@@ -115,6 +132,17 @@ export class NodeCommandProbe implements CommandProbe {
       throw new Error(`NodeCommandProbe gitScan must be 'index' or 'status', got ${JSON.stringify(options.gitScan)}`);
     }
     this.gitScan = options.gitScan ?? 'index';
+    for (const name of ['maxScanEntries', 'maxScanMs'] as const) {
+      const value = options[name];
+      if (value !== undefined && (typeof value !== 'number' || !(value > 0))) throw new Error(`NodeCommandProbe ${name} must be a number > 0, got ${JSON.stringify(value)}`);
+    }
+    this.maxScanEntries = options.maxScanEntries ?? DEFAULT_MAX_SCAN_ENTRIES;
+    this.maxScanMs = options.maxScanMs ?? DEFAULT_MAX_SCAN_MS;
+  }
+
+  /** The limits of a listing starting now. */
+  private limits(): ListingLimits {
+    return { maxEntries: this.maxScanEntries, deadline: Date.now() + this.maxScanMs };
   }
 
   async begin(projectRoot: string, windowId: string): Promise<ProbeBegin> {
@@ -123,7 +151,7 @@ export class NodeCommandProbe implements CommandProbe {
     await mkdir(this.stateDir, { recursive: true });
     const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
     const pruned = readIgnoredFolders(prunedFile);
-    const scanned = this.gitScan === 'index' && unsupportedRepository(located) === undefined ? await scanBegin(projectRoot, located, pruned) : undefined;
+    const scanned = this.gitScan === 'index' && unsupportedRepository(located) === undefined ? await scanBegin(projectRoot, located, pruned, this.limits()) : undefined;
     if (scanned !== undefined && !('unsupported' in scanned)) {
       const treeFile = join(this.stateDir, `${windowId}.tree`);
       writeTree(treeFile, scanned.tree);
@@ -155,7 +183,7 @@ export class NodeCommandProbe implements CommandProbe {
     const saved = state as unknown as GitState | ScanState | { kind: 'walk' };
     if (saved.kind === 'walk') return { ...walkProject(projectRoot), indexChanged: new Map() };
     if (saved.kind === 'scan') {
-      const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile));
+      const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile), this.limits());
       const indexChanged = new Map<string, IndexEntry>();
       for (const [path, change] of scanned.changed) indexChanged.set(path, { blobId: change.blobId, gitMode: change.gitMode, mode: change.mode, contentChanged: change.contentChanged });
       return { own: scanned.own, ignored: scanned.ignored, indexChanged };

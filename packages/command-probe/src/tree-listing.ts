@@ -1,59 +1,180 @@
 /**
  * Every file and folder of a project with its `lstat`, for the command window's git scan
  * (`git-scan.ts`): one GNU `find -printf` run where the system has one (the `lstat`s of a whole
- * tree run in C, several times faster than as many `lstatSync` calls, which each build a `Stats`
- * object with four `Date`s), else a walk in-process (`readdirSync` + `lstatSync`, BigInt times).
- * Both give the same facts, to the nanosecond, and neither follows a symbolic link.
+ * tree run in C, in another process, several times faster than as many `lstatSync` calls, which
+ * each build a `Stats` object with four `Date`s), else a walk in-process (`readdirSync` +
+ * `lstatSync`, BigInt times). Both give the same facts, to the nanosecond, and neither follows a
+ * symbolic link.
+ *
+ * `find`'s output is parsed as it arrives (while find goes on listing), byte by byte, into flat
+ * typed arrays: per entry one path string and one `Map` slot, no object and no substring per
+ * field, so a listing of 100,000 files costs a few allocations per file.
  *
  * Folders named `.git` (the repository's own, a nested repository's) are never entered; the
  * folders they sit in are reported in `nestedRepositories`. Folders in `prune` are listed
  * (with their facts) but not entered.
+ *
+ * A listing stops with {@link ScanLimitError} once it has more entries than `limits.maxEntries`
+ * or runs past `limits.deadline`, so a project folder of `/` or a home folder never blocks a
+ * hook for minutes.
  */
 import type { EntryFacts } from '@fh/core';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 
-/** One listed path: its facts (as `factsOf` gives them) and the raw stat fields git's index keeps. */
-export interface ListedEntry {
-  facts: EntryFacts;
-  uid: number;
-  gid: number;
-  mtimeSec: number;
-  mtimeNsec: number;
-  ctimeSec: number;
-  ctimeNsec: number;
-}
+/** Type codes of {@link TreeListing.types}. */
+export const TYPE_FILE = 0;
+export const TYPE_SYMLINK = 1;
+export const TYPE_FOLDER = 2;
+export const TYPE_OTHER = 3;
 
-/** {@link listTree}'s answer. Paths are relative to the project folder, `/` separators, parents before children. */
+/** The {@link EntryFacts} type of each type code. */
+export const TYPE_NAMES: ReadonlyArray<EntryFacts['type']> = ['file', 'symlink', 'folder', 'other'];
+
+/** Numbers per entry in {@link TreeListing.numbers}, and the offset of each. */
+export const STRIDE = 11;
+export const N_SIZE = 0;
+export const N_MODE = 1;
+export const N_MTIME_MS = 2;
+export const N_CTIME_MS = 3;
+export const N_INO = 4;
+export const N_UID = 5;
+export const N_GID = 6;
+export const N_MTIME_SEC = 7;
+export const N_MTIME_NSEC = 8;
+export const N_CTIME_SEC = 9;
+export const N_CTIME_NSEC = 10;
+
+/**
+ * {@link listTree}'s answer. Paths are relative to the project folder, `/` separators, parents
+ * before children. Entry `i` has path `paths[i]`, type `types[i]` and the numbers
+ * `numbers[i * STRIDE + N_…]` (size in bytes, `st_mode`, mtime and ctime in ms since the epoch as
+ * `factsOf` gives them, inode, uid, gid, and the times as git's index keeps them: seconds and
+ * nanoseconds).
+ */
 export interface TreeListing {
-  entries: Map<string, ListedEntry>;
+  count: number;
+  paths: string[];
+  types: Uint8Array;
+  numbers: Float64Array;
+  /** Entry number by path. */
+  indexOf: Map<string, number>;
   /** Folders holding a `.git` (the project folder itself is `''`). */
   nestedRepositories: Set<string>;
   /** The folders of `prune` that were found (listed, not entered). */
   pruned: Set<string>;
 }
 
-/** File type bits of `st_mode` by `find`'s `%y` letter. */
-const TYPE_BITS: Record<string, number> = { f: 0o100000, d: 0o040000, l: 0o120000, p: 0o010000, s: 0o140000, c: 0o020000, b: 0o060000 };
+/** How far a listing may go before it stops with {@link ScanLimitError}. */
+export interface ListingLimits {
+  /** Most entries (files and folders) listed. */
+  maxEntries: number;
+  /** Time (ms since the epoch) past which the listing stops. */
+  deadline: number;
+}
+
+/** A listing stopped at {@link ListingLimits}: the project folder is too large to scan. */
+export class ScanLimitError extends Error {
+  readonly code = 'FH_SCAN_LIMIT';
+  constructor(
+    message: string,
+    /** Entries listed before the listing stopped. */
+    readonly listed: number,
+  ) {
+    super(message);
+    this.name = 'ScanLimitError';
+  }
+}
+
+/** The facts of entry `i` (a new object, as `factsOf` of its `lstat` would give). */
+export function factsAt(listing: TreeListing, i: number): EntryFacts {
+  const at = i * STRIDE;
+  const numbers = listing.numbers;
+  return {
+    type: TYPE_NAMES[listing.types[i] as number] as EntryFacts['type'],
+    size: numbers[at + N_SIZE] as number,
+    mode: numbers[at + N_MODE] as number,
+    mtimeMs: numbers[at + N_MTIME_MS] as number,
+    ctimeMs: numbers[at + N_CTIME_MS] as number,
+    ino: numbers[at + N_INO] as number,
+  };
+}
+
+/** File type bits of `st_mode` by type code. */
+const TYPE_BITS = [0o100000, 0o120000, 0o040000, 0];
 
 /** `find` output of one entry: type, size, permission bits, uid, gid, mtime, ctime, inode. */
 const FIND_FORMAT = '%P\\0%y %s %m %U %G %T@ %C@ %i\\0';
 
+/** The numbers of the record being parsed (see {@link parseFind}). */
+const fields = new Float64Array(9);
+
 /** Whether GNU find is usable here; undefined until the first listing tried it. */
 let findWorks: boolean | undefined;
 
-/** List `projectRoot` (see the top of this file). Throws only when the project folder cannot be read. */
-export async function listTree(projectRoot: string, prune: ReadonlySet<string>): Promise<TreeListing> {
+/**
+ * List `projectRoot` (see the top of this file). `expected`: about how many entries there will
+ * be (sizes the arrays). Throws {@link ScanLimitError} past `limits`, and only otherwise when
+ * the project folder cannot be read.
+ */
+export async function listTree(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, expected = 1024): Promise<TreeListing> {
   if (findWorks !== false) {
-    const listed = await listWithFind(projectRoot, prune);
+    const listed = await listWithFind(projectRoot, prune, limits, expected);
     if (listed !== undefined) {
       findWorks = true;
       return listed;
     }
     findWorks = false;
   }
-  return listInProcess(projectRoot, prune);
+  return listInProcess(projectRoot, prune, limits, expected);
+}
+
+/** The error of a listing past `limits` after `listed` entries. */
+function limitError(projectRoot: string, listed: number, limits: ListingLimits): ScanLimitError {
+  const why = listed > limits.maxEntries ? `it has more than ${limits.maxEntries} files and folders (maxScanEntries)` : `listing it took longer than the scan's time limit (maxScanMs); ${listed} entries were listed by then`;
+  return new ScanLimitError(`the project folder ${projectRoot} is too large to scan for a command window: ${why}`, listed);
+}
+
+/** A growing listing. */
+class Builder {
+  count = 0;
+  paths: string[] = [];
+  types: Uint8Array;
+  numbers: Float64Array;
+  indexOf = new Map<string, number>();
+  nestedRepositories = new Set<string>();
+  pruned = new Set<string>();
+
+  constructor(expected: number) {
+    const capacity = Math.max(64, expected);
+    this.types = new Uint8Array(capacity);
+    this.numbers = new Float64Array(capacity * STRIDE);
+  }
+
+  /** Make room for one more entry; returns its number. */
+  next(): number {
+    const i = this.count;
+    if (i === this.types.length) {
+      const types = new Uint8Array(i * 2);
+      types.set(this.types);
+      this.types = types;
+      const numbers = new Float64Array(i * 2 * STRIDE);
+      numbers.set(this.numbers);
+      this.numbers = numbers;
+    }
+    this.count = i + 1;
+    return i;
+  }
+
+  add(i: number, path: string): void {
+    this.paths.push(path);
+    this.indexOf.set(path, i);
+  }
+
+  done(): TreeListing {
+    return { count: this.count, paths: this.paths, types: this.types, numbers: this.numbers, indexOf: this.indexOf, nestedRepositories: this.nestedRepositories, pruned: this.pruned };
+  }
 }
 
 /** A `find` pattern matching exactly `path` (glob characters escaped). */
@@ -61,111 +182,154 @@ function literalPattern(path: string): string {
   return `./${path.replace(/[\\*?[\]]/g, '\\$&')}`;
 }
 
-/** The listing by GNU find, or undefined when find is missing, is not GNU, or failed. */
-function listWithFind(projectRoot: string, prune: ReadonlySet<string>): Promise<TreeListing | undefined> {
+/** The type code of `find`'s `%y` letter. */
+function typeCode(letter: number): number {
+  return letter === 0x66 /* f */ ? TYPE_FILE : letter === 0x6c /* l */ ? TYPE_SYMLINK : letter === 0x64 /* d */ ? TYPE_FOLDER : TYPE_OTHER;
+}
+
+/**
+ * The listing by GNU find, parsed as it streams in; undefined when find is missing, is not GNU,
+ * printed something else, or failed. Rejects with {@link ScanLimitError} past `limits` (find is
+ * killed).
+ */
+function listWithFind(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, expected: number): Promise<TreeListing | undefined> {
   const pruneClause = prune.size === 0 ? [] : ['(', ...[...prune].flatMap((path, index) => [...(index === 0 ? [] : ['-o']), '-path', literalPattern(path)]), ')', '-printf', `P\\0${FIND_FORMAT}`, '-prune', '-o'];
   const args = ['.', '-mindepth', '1', '(', '-name', '.git', '-printf', 'G\\0%h\\0', '-prune', ')', '-o', ...pruneClause, '-printf', `E\\0${FIND_FORMAT}`];
-  return new Promise((resolve) => {
-    execFile('find', args, { cwd: projectRoot, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } }, (error, stdout) => {
-      if (error !== null) {
-        resolve(undefined);
+  return new Promise((resolve, reject) => {
+    let child;
+    try {
+      child = spawn('find', args, { cwd: projectRoot, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      resolve(undefined);
+      return;
+    }
+    const builder = new Builder(expected);
+    let carry: Buffer | undefined;
+    let failed = false;
+    let stopped: ScanLimitError | undefined;
+    const timer = setTimeout(() => stop(), Math.max(0, limits.deadline - Date.now()));
+    const stop = (): void => {
+      if (stopped !== undefined || failed) return;
+      stopped = limitError(projectRoot, builder.count, limits);
+      child.kill('SIGKILL');
+    };
+    child.on('error', () => {
+      failed = true;
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (failed || stopped !== undefined) return;
+      const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+      const at = parseFind(bytes, builder);
+      if (at < 0) {
+        failed = true;
+        child.kill('SIGKILL');
         return;
       }
-      resolve(parseFind(stdout));
+      carry = at === bytes.length ? undefined : bytes.subarray(at);
+      if (builder.count > limits.maxEntries) stop();
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (stopped !== undefined) reject(stopped);
+      else if (failed || code !== 0 || carry !== undefined) resolve(undefined);
+      else resolve(builder.done());
     });
   });
 }
 
 /**
- * Parse {@link listWithFind}'s output, byte by byte (no substring per field: a listing of 100,000
- * files is parsed without building a million small strings); undefined when it is not what GNU
- * find prints.
+ * Parse the whole records of `bytes` (find's output, see {@link listWithFind}) into `builder`.
+ * Returns where the first incomplete record starts (`bytes.length` when none), or -1 when the
+ * bytes are not what GNU find prints.
  */
-function parseFind(bytes: Buffer): TreeListing | undefined {
-  const entries = new Map<string, ListedEntry>();
-  const nestedRepositories = new Set<string>();
-  const pruned = new Set<string>();
+function parseFind(bytes: Buffer, builder: Builder): number {
   const length = bytes.length;
-  let at = 0;
-  /** The NUL-terminated string at `at` (moves past the NUL). */
-  const text = (): string | undefined => {
-    const end = bytes.indexOf(0, at);
-    if (end === -1) return undefined;
-    const value = bytes.toString('utf8', at, end);
-    at = end + 1;
-    return value;
-  };
-  /** A decimal integer at `at`, then one separator byte (moves past it); NaN when there is none. */
-  const integer = (): number => {
-    let value = 0;
-    let digits = 0;
-    for (; at < length; at += 1) {
-      const code = bytes[at] as number;
-      if (code < 48 || code > 57) break;
-      value = value * 10 + (code - 48);
-      digits += 1;
-    }
-    at += 1;
-    return digits === 0 ? Number.NaN : value;
-  };
-  /** `%T@` at `at`: whole seconds, then up to 10 fraction digits read as nanoseconds (9 used). */
-  const time = (): { sec: number; nsec: number } => {
-    const sec = integer();
-    let nsec = 0;
-    let digits = 0;
-    for (; at < length; at += 1) {
-      const code = bytes[at] as number;
-      if (code < 48 || code > 57) break;
-      if (digits < 9) nsec = nsec * 10 + (code - 48);
-      digits += 1;
-    }
-    for (; digits < 9; digits += 1) nsec *= 10;
-    at += 1;
-    return { sec, nsec };
-  };
-  while (at < length) {
-    const tag = bytes[at];
-    at += 2;
+  let record = 0;
+  while (record < length) {
+    if (record + 2 > length) return record;
+    const tag = bytes[record];
+    if (bytes[record + 1] !== 0) return -1;
+    const pathStart = record + 2;
+    const pathEnd = bytes.indexOf(0, pathStart);
+    if (pathEnd === -1) return record;
     if (tag === 0x47 /* G */) {
-      const folder = text();
-      if (folder === undefined) return undefined;
-      nestedRepositories.add(folder === '.' ? '' : folder.startsWith('./') ? folder.slice(2) : folder);
+      const folder = bytes.toString('utf8', pathStart, pathEnd);
+      builder.nestedRepositories.add(folder === '.' ? '' : folder.startsWith('./') ? folder.slice(2) : folder);
+      record = pathEnd + 1;
       continue;
     }
-    if (tag !== 0x45 /* E */ && tag !== 0x50 /* P */) return undefined;
-    const path = text();
-    if (path === undefined || at >= length) return undefined;
-    const letter = String.fromCharCode(bytes[at] as number);
+    if (tag !== 0x45 /* E */ && tag !== 0x50 /* P */) return -1;
+    const end = bytes.indexOf(0, pathEnd + 1);
+    if (end === -1) return record;
+    // Fields: %y %s %m %U %G %T@ %C@ %i, between pathEnd + 1 and end.
+    let at = pathEnd + 1;
+    const type = typeCode(bytes[at] as number);
+    if (bytes[at + 1] !== 0x20) return -1;
     at += 2;
-    const size = integer();
-    let permissions = 0;
-    for (; at < length && (bytes[at] as number) >= 48 && (bytes[at] as number) <= 55; at += 1) permissions = permissions * 8 + ((bytes[at] as number) - 48);
-    at += 1;
-    const uid = integer();
-    const gid = integer();
-    const m = time();
-    const c = time();
-    const ino = integer();
-    if (bytes[at - 1] !== 0 || Number.isNaN(size + uid + gid + ino + m.sec + c.sec)) return undefined;
-    const facts: EntryFacts = {
-      type: letter === 'f' ? 'file' : letter === 'l' ? 'symlink' : letter === 'd' ? 'folder' : 'other',
-      size,
-      mode: (TYPE_BITS[letter] ?? 0) | permissions,
-      mtimeMs: m.sec * 1e3 + m.nsec / 1e6,
-      ctimeMs: c.sec * 1e3 + c.nsec / 1e6,
-      ino,
-    };
-    entries.set(path, { facts, uid, gid, mtimeSec: m.sec, mtimeNsec: m.nsec, ctimeSec: c.sec, ctimeNsec: c.nsec });
-    if (tag === 0x50) pruned.add(path);
+    // size, permissions (octal), uid, gid, mtime sec, mtime nsec, ctime sec, ctime nsec, inode
+    for (let field = 0; field < 9; field += 1) {
+      const octal = field === 1;
+      const fraction = field === 5 || field === 7;
+      let value = 0;
+      let digits = 0;
+      for (; at < end; at += 1) {
+        const code = bytes[at] as number;
+        if (code < 48 || code > (octal ? 55 : 57)) break;
+        if (fraction) {
+          if (digits < 9) value = value * 10 + (code - 48);
+        } else {
+          value = octal ? value * 8 + (code - 48) : value * 10 + (code - 48);
+        }
+        digits += 1;
+      }
+      if (fraction) {
+        for (; digits < 9; digits += 1) value *= 10;
+      } else if (digits === 0) {
+        return -1;
+      }
+      fields[field] = value;
+      const separator = bytes[at];
+      const timeSeconds = field === 4 || field === 6;
+      if (timeSeconds) {
+        if (separator === 0x2e /* . */) {
+          at += 1;
+          continue;
+        }
+        // No fraction printed: nanoseconds 0.
+        field += 1;
+        fields[field] = 0;
+      }
+      if (field < 8 ? separator !== 0x20 : at !== end) return -1;
+      at += 1;
+    }
+    const i = builder.next();
+    builder.types[i] = type;
+    const numbers = builder.numbers;
+    const base = i * STRIDE;
+    numbers[base + N_SIZE] = fields[0] as number;
+    numbers[base + N_MODE] = (TYPE_BITS[type] as number) | (fields[1] as number);
+    numbers[base + N_UID] = fields[2] as number;
+    numbers[base + N_GID] = fields[3] as number;
+    numbers[base + N_MTIME_SEC] = fields[4] as number;
+    numbers[base + N_MTIME_NSEC] = fields[5] as number;
+    numbers[base + N_CTIME_SEC] = fields[6] as number;
+    numbers[base + N_CTIME_NSEC] = fields[7] as number;
+    numbers[base + N_INO] = fields[8] as number;
+    numbers[base + N_MTIME_MS] = (fields[4] as number) * 1e3 + (fields[5] as number) / 1e6;
+    numbers[base + N_CTIME_MS] = (fields[6] as number) * 1e3 + (fields[7] as number) / 1e6;
+    const path = bytes.toString('utf8', pathStart, pathEnd);
+    builder.add(i, path);
+    if (tag === 0x50) builder.pruned.add(path);
+    record = end + 1;
   }
-  return { entries, nestedRepositories, pruned };
+  return record;
 }
 
 /** The same listing with `readdirSync` and BigInt `lstatSync`. */
-function listInProcess(projectRoot: string, prune: ReadonlySet<string>): TreeListing {
-  const entries = new Map<string, ListedEntry>();
-  const nestedRepositories = new Set<string>();
-  const pruned = new Set<string>();
+function listInProcess(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, expected: number): TreeListing {
+  const builder = new Builder(expected);
   const visit = (folder: string): void => {
     let names: string[];
     try {
@@ -175,7 +339,7 @@ function listInProcess(projectRoot: string, prune: ReadonlySet<string>): TreeLis
     }
     for (const name of names) {
       if (name === '.git') {
-        nestedRepositories.add(folder);
+        builder.nestedRepositories.add(folder);
         continue;
       }
       const path = folder === '' ? name : `${folder}/${name}`;
@@ -186,30 +350,37 @@ function listInProcess(projectRoot: string, prune: ReadonlySet<string>): TreeLis
         stats = undefined;
       }
       if (stats === undefined) continue;
-      entries.set(path, listedOf(stats));
+      const i = builder.next();
+      if (builder.count > limits.maxEntries || ((i & 1023) === 0 && Date.now() > limits.deadline)) throw limitError(projectRoot, builder.count, limits);
+      store(builder, i, stats);
+      builder.add(i, path);
       if (!stats.isDirectory()) continue;
-      if (prune.has(path)) pruned.add(path);
+      if (prune.has(path)) builder.pruned.add(path);
       else visit(path);
     }
   };
   visit('');
-  return { entries, nestedRepositories, pruned };
+  return builder.done();
 }
 
-/** A {@link ListedEntry} from BigInt `lstat` fields (facts equal to `factsOf` of a plain `lstat`). */
-function listedOf(stats: BigIntStats): ListedEntry {
+/** Entry `i` from BigInt `lstat` fields (facts equal to `factsOf` of a plain `lstat`). */
+function store(builder: Builder, i: number, stats: BigIntStats): void {
   const mtimeSec = Number(stats.mtimeNs / 1_000_000_000n);
   const mtimeNsec = Number(stats.mtimeNs % 1_000_000_000n);
   const ctimeSec = Number(stats.ctimeNs / 1_000_000_000n);
   const ctimeNsec = Number(stats.ctimeNs % 1_000_000_000n);
-  const type = stats.isSymbolicLink() ? 'symlink' : stats.isFile() ? 'file' : stats.isDirectory() ? 'folder' : 'other';
-  return {
-    facts: { type, size: Number(stats.size), mode: Number(stats.mode), mtimeMs: mtimeSec * 1e3 + mtimeNsec / 1e6, ctimeMs: ctimeSec * 1e3 + ctimeNsec / 1e6, ino: Number(stats.ino) },
-    uid: Number(stats.uid),
-    gid: Number(stats.gid),
-    mtimeSec,
-    mtimeNsec,
-    ctimeSec,
-    ctimeNsec,
-  };
+  builder.types[i] = stats.isSymbolicLink() ? TYPE_SYMLINK : stats.isFile() ? TYPE_FILE : stats.isDirectory() ? TYPE_FOLDER : TYPE_OTHER;
+  const numbers = builder.numbers;
+  const base = i * STRIDE;
+  numbers[base + N_SIZE] = Number(stats.size);
+  numbers[base + N_MODE] = Number(stats.mode);
+  numbers[base + N_MTIME_MS] = mtimeSec * 1e3 + mtimeNsec / 1e6;
+  numbers[base + N_CTIME_MS] = ctimeSec * 1e3 + ctimeNsec / 1e6;
+  numbers[base + N_INO] = Number(stats.ino);
+  numbers[base + N_UID] = Number(stats.uid);
+  numbers[base + N_GID] = Number(stats.gid);
+  numbers[base + N_MTIME_SEC] = mtimeSec;
+  numbers[base + N_MTIME_NSEC] = mtimeNsec;
+  numbers[base + N_CTIME_SEC] = ctimeSec;
+  numbers[base + N_CTIME_NSEC] = ctimeNsec;
 }
