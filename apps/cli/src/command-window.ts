@@ -7,6 +7,10 @@
  * Windows and the pre-image cache live in `{fs store folder}/commands/{sessionId}/` (for an S3
  * store: `$FH_HOME/commands/{sessionId}/`, else `~/.fh/commands/...`: the saved git index must be
  * on this machine anyway).
+ *
+ * A listing of the project stops past `FH_COMMAND_SCAN_MAX_ENTRIES` files and folders (default
+ * 1,000,000) or `FH_COMMAND_SCAN_MAX_MS` ms (default 10,000) per begin or end: the command is
+ * then not captured, and fh says so.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -41,7 +45,16 @@ export function commandFolder(location: StoreLocation, environment: NodeJS.Proce
 export async function openCommandTools(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string, sessionId: string): Promise<CommandTools> {
   const { NodeCommandProbe, FsCommandJournal } = await import('@fh/command-probe');
   const folder = commandFolder(location, environment, home, sessionId);
-  return { probe: new NodeCommandProbe({ stateDir: folder }), journal: new FsCommandJournal(folder), folder };
+  const maxScanEntries = positiveNumber(environment.FH_COMMAND_SCAN_MAX_ENTRIES);
+  const maxScanMs = positiveNumber(environment.FH_COMMAND_SCAN_MAX_MS);
+  const probe = new NodeCommandProbe({ stateDir: folder, ...(maxScanEntries === undefined ? {} : { maxScanEntries }), ...(maxScanMs === undefined ? {} : { maxScanMs }) });
+  return { probe, journal: new FsCommandJournal(folder), folder };
+}
+
+/** A variable's value when it is a number > 0, else undefined (the probe's default). */
+function positiveNumber(value: string | undefined): number | undefined {
+  const number = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(number) && number > 0 ? number : undefined;
 }
 
 /**
@@ -71,6 +84,7 @@ export async function endStaleWindows(history: FileHistory, tools: CommandTools,
 /** Human lines about what a window could not capture (empty when everything was captured). */
 export function describeMissed(capture: CommandCapture): string[] {
   const lines: string[] = [];
+  if (capture.scanLimit !== undefined) lines.push(capture.scanLimit);
   for (const entry of capture.notCaptured) lines.push(`${entry.path} (${entry.change}) not captured: ${entry.reason}`);
   if (capture.ignored.count > 0) {
     const more = capture.ignored.count - capture.ignored.paths.length;

@@ -118,6 +118,22 @@ describe('fh hook: Bash commands in command windows', () => {
     const post = await hook(box, bash(box, 'PostToolUse', 'toolu_L', 'log'));
     expect(post).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: command toolu_L: 1 ignored path(s) changed, not captured: debug.log\n' });
   });
+
+  it('a Bash event whose project folder is / (Claude Code started in /) is refused at once, saying so; its PostToolUse does nothing', async () => {
+    const box = await sandbox();
+    const atRoot = (fields: Record<string, unknown>) => JSON.stringify({ session_id: SESSION, transcript_path: `${box.home}/t.jsonl`, cwd: '/', permission_mode: 'default', ...fields });
+    const run = (input: string) => runCli(['hook'], { home: box.home, cwd: '/', input, env: { CLAUDE_PROJECT_DIR: '/' } });
+    expect(await run(atRoot({ hook_event_name: 'UserPromptSubmit', prompt: 'look around' }))).toEqual(quiet);
+    const started = Date.now();
+    const pre = await run(atRoot({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_root' }));
+    expect(pre).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: "fh hook: the project folder is /, the root of the file system: fh does not scan the whole file system for a command window, so this command is not captured; start the agent in your project's folder (or give fh --project <folder>)\n",
+    });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await run(atRoot({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'toolu_root', tool_response: { stdout: '' } }))).toEqual(quiet);
+  });
 });
 
 describe('fh run', () => {

@@ -30,14 +30,14 @@
  * `{windowId}.blob-{n}` (all removed by `release`), `ignored-folders.json` (see `IGNORED_FOLDERS_FILE`). Nothing is written into the project or its `.git`.
  */
 import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
-import { factsOf, MISSING_FACTS } from '@fh/core';
+import { factsOf, InvalidArgumentError, MISSING_FACTS } from '@fh/core';
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
-import { type ListingLimits } from './tree-listing.js';
+import { limitError, type ListingLimits } from './tree-listing.js';
 import { readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanTree } from './git-scan.js';
 
 /** Options of {@link NodeCommandProbe}. */
@@ -146,8 +146,13 @@ export class NodeCommandProbe implements CommandProbe {
   }
 
   async begin(projectRoot: string, windowId: string): Promise<ProbeBegin> {
+    if (parse(projectRoot).root === projectRoot) {
+      throw new InvalidArgumentError(
+        `the project folder is ${projectRoot}, the root of the file system: fh does not scan the whole file system for a command window, so this command is not captured; start the agent in your project's folder (or give fh --project <folder>)`,
+      );
+    }
     const located = this.locateRepository(projectRoot);
-    if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot) };
+    if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot, this.limits()) };
     await mkdir(this.stateDir, { recursive: true });
     const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
     const pruned = readIgnoredFolders(prunedFile);
@@ -181,7 +186,7 @@ export class NodeCommandProbe implements CommandProbe {
 
   async end(projectRoot: string, windowId: string, state: JsonValue): Promise<ProbeEnd> {
     const saved = state as unknown as GitState | ScanState | { kind: 'walk' };
-    if (saved.kind === 'walk') return { ...walkProject(projectRoot), indexChanged: new Map() };
+    if (saved.kind === 'walk') return { ...walkProject(projectRoot, this.limits()), indexChanged: new Map() };
     if (saved.kind === 'scan') {
       const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile), this.limits());
       const indexChanged = new Map<string, IndexEntry>();
@@ -317,11 +322,13 @@ function lstatFacts(path: string): EntryFacts | undefined {
 /**
  * Walk the project: every file (regular files and symlinks, never followed) that no `.gitignore`
  * on the way ignores goes to `own`; ignored files and folders to `ignored` (folders are not
- * entered; their key ends with `/`).
+ * entered; their key ends with `/`). Throws `ScanLimitError` once it has seen more than
+ * `limits.maxEntries` files and folders or runs past `limits.deadline` (default: the probe's defaults from now).
  */
-export function walkProject(projectRoot: string): { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts> } {
+export function walkProject(projectRoot: string, limits: ListingLimits = { maxEntries: DEFAULT_MAX_SCAN_ENTRIES, deadline: Date.now() + DEFAULT_MAX_SCAN_MS }): { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts> } {
   const own = new Map<string, EntryFacts>();
   const ignored = new Map<string, EntryFacts>();
+  let seen = 0;
   const visit = (folder: string, inherited: readonly Rules[]): void => {
     const absoluteFolder = folder === '' ? projectRoot : join(projectRoot, folder);
     let entries: Dirent[];
@@ -330,6 +337,8 @@ export function walkProject(projectRoot: string): { own: Map<string, EntryFacts>
     } catch {
       return;
     }
+    seen += entries.length;
+    if (seen > limits.maxEntries || Date.now() > limits.deadline) throw limitError(projectRoot, seen, limits);
     const rules = [...inherited];
     if (entries.some((entry) => entry.name === '.gitignore' && entry.isFile())) {
       try {
@@ -356,5 +365,6 @@ export function walkProject(projectRoot: string): { own: Map<string, EntryFacts>
     }
   };
   visit('', []);
+  if (Date.now() > limits.deadline) throw limitError(projectRoot, seen, limits);
   return { own, ignored };
 }

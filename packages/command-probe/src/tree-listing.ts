@@ -18,7 +18,7 @@
  * or runs past `limits.deadline`, so a project folder of `/` or a home folder never blocks a
  * hook for minutes.
  */
-import type { EntryFacts } from '@fh/core';
+import { SCAN_LIMIT_CODE, type EntryFacts } from '@fh/core';
 import { spawn } from 'node:child_process';
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
@@ -76,7 +76,7 @@ export interface ListingLimits {
 
 /** A listing stopped at {@link ListingLimits}: the project folder is too large to scan. */
 export class ScanLimitError extends Error {
-  readonly code = 'FH_SCAN_LIMIT';
+  readonly code = SCAN_LIMIT_CODE;
   constructor(
     message: string,
     /** Entries listed before the listing stopped. */
@@ -130,10 +130,10 @@ export async function listTree(projectRoot: string, prune: ReadonlySet<string>, 
   return listInProcess(projectRoot, prune, limits, expected);
 }
 
-/** The error of a listing past `limits` after `listed` entries. */
-function limitError(projectRoot: string, listed: number, limits: ListingLimits): ScanLimitError {
-  const why = listed > limits.maxEntries ? `it has more than ${limits.maxEntries} files and folders (maxScanEntries)` : `listing it took longer than the scan's time limit (maxScanMs); ${listed} entries were listed by then`;
-  return new ScanLimitError(`the project folder ${projectRoot} is too large to scan for a command window: ${why}`, listed);
+/** The error of a listing of `projectRoot` past `limits` after `listed` entries. */
+export function limitError(projectRoot: string, listed: number, limits: ListingLimits): ScanLimitError {
+  const why = listed > limits.maxEntries ? `it holds more than ${limits.maxEntries} files and folders (maxScanEntries)` : `listing it took longer than the scan's time limit (maxScanMs; ${listed} files and folders listed by then)`;
+  return new ScanLimitError(`the project folder ${projectRoot} is too large to scan for a command window: ${why}; the command's changes are not captured: run the agent in a smaller project folder, or raise the limit`, listed);
 }
 
 /** A growing listing. */
@@ -228,10 +228,12 @@ function listWithFind(projectRoot: string, prune: ReadonlySet<string>, limits: L
         return;
       }
       carry = at === bytes.length ? undefined : bytes.subarray(at);
-      if (builder.count > limits.maxEntries) stop();
+      if (builder.count > limits.maxEntries || Date.now() > limits.deadline) stop();
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      // A listing that ends past the deadline is refused as one stopped there (the timer may not have run yet).
+      if (stopped === undefined && !failed && Date.now() > limits.deadline) stopped = limitError(projectRoot, builder.count, limits);
       if (stopped !== undefined) reject(stopped);
       else if (failed || code !== 0 || carry !== undefined) resolve(undefined);
       else resolve(builder.done());
@@ -337,6 +339,7 @@ function listInProcess(projectRoot: string, prune: ReadonlySet<string>, limits: 
     } catch {
       return;
     }
+    if (Date.now() > limits.deadline) throw limitError(projectRoot, builder.count, limits);
     for (const name of names) {
       if (name === '.git') {
         builder.nestedRepositories.add(folder);
@@ -351,7 +354,7 @@ function listInProcess(projectRoot: string, prune: ReadonlySet<string>, limits: 
       }
       if (stats === undefined) continue;
       const i = builder.next();
-      if (builder.count > limits.maxEntries || ((i & 1023) === 0 && Date.now() > limits.deadline)) throw limitError(projectRoot, builder.count, limits);
+      if (builder.count > limits.maxEntries) throw limitError(projectRoot, builder.count, limits);
       store(builder, i, stats);
       builder.add(i, path);
       if (!stats.isDirectory()) continue;
@@ -360,6 +363,7 @@ function listInProcess(projectRoot: string, prune: ReadonlySet<string>, limits: 
     }
   };
   visit('');
+  if (Date.now() > limits.deadline) throw limitError(projectRoot, builder.count, limits);
   return builder.done();
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTree, gitRepository, openWorld, rewindAndUndo, runInWindow, sh, storeBackups, type World } from './helpers.js';
-import { RewindSession } from '@fh/core';
+import { FileHistory, RewindSession } from '@fh/core';
+import { FsBackupStore } from '@fh/store-fs';
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -405,5 +406,69 @@ describe('the in-process scan of a git work tree', () => {
     await session.undoRewind();
     expect(readTree(world.project)).toEqual(after);
     expect(lstatSync(join(world.project, 'a/b')).isDirectory()).toBe(true);
+  });
+});
+
+describe('listing limits (a project folder of / or a huge folder)', () => {
+  /** A probe of `current`'s state folder with listing limits. */
+  const limited = (current: World, options: { maxScanEntries?: number; maxScanMs?: number }) => new NodeCommandProbe({ stateDir: join(current.base, 'commands', 's1'), ...options });
+
+  it('a git work tree with more entries than maxScanEntries: the begin is refused naming the cap, and no window is kept', async () => {
+    world = await openWorld(baseRepository);
+    const probe = limited(world, { maxScanEntries: 3 });
+    await expect(world.history.beginCommand({ probe, journal: world.journal, windowId: 'w1' })).rejects.toThrow(
+      `the project folder ${world.project} is too large to scan for a command window: it holds more than 3 files and folders (maxScanEntries); the command's changes are not captured`,
+    );
+    expect(await world.journal.listWindows()).toEqual([]);
+    expect(existsSync(join(world.base, 'commands', 's1', 'w1.tree'))).toBe(false);
+  });
+
+  it('a folder that is not a git repository: the walk stops at maxScanEntries too', async () => {
+    world = await openWorld((project) => {
+      mkdirSync(join(project, 'a/b'), { recursive: true });
+      for (const name of ['x', 'y', 'a/z', 'a/b/w']) writeFileSync(join(project, name), name);
+    });
+    const probe = limited(world, { maxScanEntries: 4 });
+    await expect(world.history.beginCommand({ probe, journal: world.journal })).rejects.toThrow('it holds more than 4 files and folders (maxScanEntries)');
+    expect(await world.journal.listWindows()).toEqual([]);
+    // Within the cap the same folder is captured as usual.
+    const roomy = limited(world, { maxScanEntries: 6 });
+    const window = await world.history.beginCommand({ probe: roomy, journal: world.journal });
+    expect(window).toMatchObject({ kind: 'walk', files: 4 });
+  });
+
+  it('a listing past maxScanMs is stopped (find is killed) and the begin refused', async () => {
+    world = await openWorld(baseRepository);
+    const probe = limited(world, { maxScanMs: 1 });
+    await expect(world.history.beginCommand({ probe, journal: world.journal })).rejects.toThrow("listing it took longer than the scan's time limit (maxScanMs");
+    expect(await world.journal.listWindows()).toEqual([]);
+  });
+
+  it('a command that makes the project pass the cap: the end closes the window, captures nothing and says why', async () => {
+    world = await openWorld((project) => gitRepository(project, "printf 'a\\n' > a.txt"));
+    const probe = limited(world, { maxScanEntries: 10 });
+    const window = await world.history.beginCommand({ probe, journal: world.journal, windowId: 'w1' });
+    sh(world.project, "printf 'A\\n' > a.txt && mkdir many && for i in $(seq 1 20); do echo $i > many/$i; done");
+    const capture = await world.history.endCommand(window.windowId, { probe, journal: world.journal });
+    expect(capture).toMatchObject({ windowId: 'w1', messageId: 'm1', captured: [], notCaptured: [], copiedBytes: 0 });
+    expect(capture.scanLimit).toBe(
+      `the project folder ${world.project} is too large to scan for a command window: it holds more than 10 files and folders (maxScanEntries); the command's changes are not captured: run the agent in a smaller project folder, or raise the limit`,
+    );
+    expect(await world.journal.loadWindow('w1')).toBeUndefined();
+    expect(existsSync(join(world.base, 'commands', 's1', 'w1.tree'))).toBe(false);
+  });
+
+  it('a project folder of / is refused before anything is listed', async () => {
+    world = await openWorld(baseRepository);
+    const history = await FileHistory.open({ projectRoot: '/', sessionId: 'root', store: new FsBackupStore({ root: world.storeRoot }) });
+    try {
+      await history.makeSnapshot('m1');
+      const started = Date.now();
+      await expect(history.beginCommand({ probe: world.probe, journal: world.journal })).rejects.toThrow('the project folder is /, the root of the file system: fh does not scan the whole file system for a command window, so this command is not captured');
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await world.journal.listWindows()).toEqual([]);
+    } finally {
+      await history.close();
+    }
   });
 });

@@ -83,6 +83,9 @@ export interface BlobRequest {
   mode: number;
 }
 
+/** The `code` of a probe's error when a listing passed the probe's size or time limits. */
+export const SCAN_LIMIT_CODE = 'FH_SCAN_LIMIT';
+
 /** Lists a project before and after a command; see the top of this file. */
 export interface CommandProbe {
   /**
@@ -91,7 +94,13 @@ export interface CommandProbe {
    * cannot be listed (for example `git` fails); nothing is left behind then.
    */
   begin(projectRoot: string, windowId: string): Promise<ProbeBegin>;
-  /** After the command: list the project again, against what `begin` saved (see {@link ProbeEnd}). */
+  /**
+   * After the command: list the project again, against what `begin` saved (see {@link ProbeEnd}).
+   * A probe whose listing passed its limits (the command made the project too large to list in
+   * time) throws an error whose `code` is {@link SCAN_LIMIT_CODE}: `endCommand` then closes the
+   * window, capturing nothing, and says why (`CommandCapture.scanLimit`), instead of leaving a
+   * window no later event could end.
+   */
   end(projectRoot: string, windowId: string, state: JsonValue): Promise<ProbeEnd>;
   /**
    * Write each requested blob to its own new file (git only; a walk never asks). Returns one entry

@@ -21,7 +21,7 @@ import { attributionFor, MAIN_AGENT, type AgentIdentity } from '../attribution/a
 import type { FileHistoryBackup } from '../types.js';
 import type { CommandJournal, CommandWindowRecord, PreImage, PreImageCache } from './command-journal.js';
 import { resolveCommandLimits, type CommandLimits } from './command-limits.js';
-import type { BlobRequest, CommandProbe, IndexEntry, ProbeEnd } from './command-probe.js';
+import { SCAN_LIMIT_CODE, type BlobRequest, type CommandProbe, type IndexEntry, type ProbeEnd } from './command-probe.js';
 import { factsOf, permissionBits, sameFacts, type EntryFacts } from './facts.js';
 
 /** Options of `endCommand`. */
@@ -74,6 +74,11 @@ export interface CommandCapture {
   copiedBytes: number;
   /** Set when an earlier window still open covers this one (it attached nothing). */
   coveredBy?: string;
+  /**
+   * Set when the probe's listing after the command passed its size or time limits: the window
+   * is closed, nothing was captured, and this is the probe's message saying why.
+   */
+  scanLimit?: string;
 }
 
 /** Ignored paths named in a capture; the rest are counted. */
@@ -108,7 +113,15 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
   if (state === undefined || latest === undefined) {
     throw new NotFoundError(`session "${context.sessionId}" has no snapshot, so command window ${windowId} has no checkpoint to attach to`);
   }
-  const probeEnd = await options.probe.end(context.projectRoot, windowId, record.probeState);
+  let probeEnd: ProbeEnd;
+  try {
+    probeEnd = await options.probe.end(context.projectRoot, windowId, record.probeState);
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== SCAN_LIMIT_CODE) throw error;
+    await options.journal.removeWindow(windowId);
+    await options.probe.release(context.projectRoot, windowId, record.probeState).catch(() => undefined);
+    return { ...empty, messageId: latest.messageId, scanLimit: error instanceof Error ? error.message : String(error) };
+  }
   const changes = await findChanges(context, record, probeEnd, options.onProgress);
 
   const captured: CommandCapture['captured'] = [];
