@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
+import type { Plugin } from 'esbuild';
 
 /** Packages bundled into the output, so Node resolves and loads a few files instead of dozens. */
 const bundled = ['@fh/core', '@fh/store-fs', '@fh/store-s3', '@fh/command-probe', 'ignore', 'diff', 'p-limit', 'yocto-queue', 'proper-lockfile', 'graceful-fs', 'retry', 'signal-exit', 'commander', 'picocolors'];
@@ -12,6 +14,50 @@ const shared: Options = {
   external: [/^@aws-sdk\//],
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __fhCreateRequire } from 'node:module';\nconst require = __fhCreateRequire(import.meta.url);",
+  },
+};
+
+/**
+ * The builds run through vm.Script with V8's code cache (code-cache.ts): one CommonJS file each,
+ * with every package in it. A dynamic import() has no loader there, so esbuild turns the lazy
+ * imports (the store's package, the lock library, the SDK's) into require() of bundled code. The
+ * SDK comes from its ES modules (`module` first), so only what the named imports need is kept.
+ */
+const codeCached: Options = {
+  format: ['cjs'],
+  outExtension: () => ({ js: '.cjs' }),
+  sourcemap: true,
+  target: 'node20',
+  noExternal: [/./],
+  esbuildOptions: (options) => {
+    options.mainFields = ['module', 'main'];
+    options.supported = { 'dynamic-import': false };
+  },
+};
+
+/**
+ * In `hook-act.cjs`, @fh/store-s3's `sdk-client` module and `@aws-sdk/lib-storage` come from the
+ * separate `hook-aws-sdk.cjs` (with its own code cache, written as the process exits), loaded on
+ * the store's first request: an event on the fs store never compiles or runs any of the SDK.
+ */
+const sdkFromItsBundle: Plugin = {
+  name: 'fh-sdk-from-its-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/sdk-client\.js$|^@aws-sdk\/lib-storage$/ }, (args) => ({ path: args.path.includes('lib-storage') ? 'storage' : 'client', namespace: 'fh-hook-aws-sdk' }));
+    build.onLoad({ filter: /.*/, namespace: 'fh-hook-aws-sdk' }, (args) => ({
+      resolveDir: fileURLToPath(new URL('./src', import.meta.url)),
+      loader: 'js',
+      // lib-storage from the same loaded bundle (its Upload sends through the same client classes).
+      contents:
+        args.path === 'storage'
+          ? "module.exports = require('./sdk-client.js').storageModule();"
+          : [
+              "const { requireWithCodeCache } = require('./code-cache.ts');",
+              "const loaded = requireWithCodeCache(require('node:path').join(__dirname, 'hook-aws-sdk.cjs'), process.env);",
+              "process.once('exit', () => loaded.saveCache());",
+              'module.exports = loaded.exports;',
+            ].join('\n'),
+    }));
   },
 };
 
@@ -30,16 +76,6 @@ const shared: Options = {
 export default defineConfig([
   { ...shared, entry: { cli: 'src/cli.ts' }, splitting: true },
   { ...shared, entry: { hook: 'src/commands/hook.ts' }, splitting: true, esbuildOptions: (options) => void (options.chunkNames = 'hook-chunks/[name]-[hash]') },
-  {
-    entry: { 'hook-act': 'src/commands/hook-act.ts' },
-    format: ['cjs'],
-    outExtension: () => ({ js: '.cjs' }),
-    sourcemap: true,
-    target: 'node20',
-    noExternal: bundled,
-    external: [/^@aws-sdk\//],
-    // One file run through vm.Script (code-cache.ts): a dynamic import() there has no loader, so
-    // esbuild turns the store's lazy imports (the AWS SDK, the lock library) into require().
-    esbuildOptions: (options) => void (options.supported = { 'dynamic-import': false }),
-  },
+  { ...codeCached, entry: { 'hook-act': 'src/commands/hook-act.ts' }, esbuildPlugins: [sdkFromItsBundle] },
+  { ...codeCached, entry: { 'hook-aws-sdk': 'src/hook-aws-sdk.ts' } },
 ]);

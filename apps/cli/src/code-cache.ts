@@ -6,19 +6,21 @@
  * functions the previous event ran (about half a MiB of source); without it (first run, another
  * Node version, a changed file) the event compiles as usual and then leaves the cache for the next.
  *
- * The cache file is `<file>.<node version>-<arch>.v8cache` beside the bundle, else (a read-only
+ * The cache file is `<file>.<variant>.<node version>-<arch>.v8cache` beside the bundle, else (a read-only
  * install) in `$XDG_CACHE_HOME/fh` or `~/.cache/fh`. V8 checks the cache against the source and
  * its own version and flags and rejects one that does not match (it is then rewritten), so a stale
  * or damaged cache costs one normal compile, never a wrong program. Written to a temp file and
  * renamed, so concurrent hooks never read half a cache.
  */
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-/** `node:fs` and `node:path` through `require` (see `hook-input.ts`: an ESM import would load Node's stream modules). */
-const fs = require('node:fs') as typeof import('node:fs');
-const path = require('node:path') as typeof import('node:path');
-const vm = require('node:vm') as typeof import('node:vm');
+/**
+ * Node's modules through `process.getBuiltinModule` (see `hook-input.ts`: an ESM import of
+ * `node:fs` would load Node's stream modules), which also works in the CommonJS bundles that
+ * load the AWS SDK this way (tsup.config.ts).
+ */
+const fs = process.getBuiltinModule('node:fs');
+const path = process.getBuiltinModule('node:path');
+const vm = process.getBuiltinModule('node:vm');
+const { createRequire } = process.getBuiltinModule('node:module');
 
 /** A CommonJS file compiled with the code cache, and how to leave the cache for the next process. */
 export interface CachedModule {
@@ -32,20 +34,23 @@ export interface CachedModule {
   saveCache(): void;
 }
 
-/** Where the code cache of `file` is kept: beside it, then in the user's cache folder. */
-function cachePaths(file: string, environment: NodeJS.ProcessEnv): string[] {
-  const name = `${path.basename(file)}.${process.version}-${process.arch}.v8cache`;
+/** Where the code cache of `file` for `variant` is kept: beside it, then in the user's cache folder. */
+function cachePaths(file: string, variant: string, environment: NodeJS.ProcessEnv): string[] {
+  const name = `${path.basename(file)}.${variant === '' ? '' : `${variant}.`}${process.version}-${process.arch}.v8cache`;
   const home = environment.XDG_CACHE_HOME || (environment.HOME ? path.join(environment.HOME, '.cache') : undefined);
   return [path.join(path.dirname(file), name), ...(home === undefined ? [] : [path.join(home, 'fh', name)])];
 }
 
 /**
  * Run the CommonJS file `file` (absolute) as `require` would, compiled with its code cache when
- * one is there (see the module comment). Throws what reading or running the file throws.
+ * one is there (see the module comment). `variant` names one of several caches of the same file,
+ * one per kind of run (`fh hook` keeps one per event kind and store: a cache holds the functions
+ * the run that wrote it compiled, and an edit runs other code than a prompt, on S3 the SDK's).
+ * Throws what reading or running the file throws.
  */
-export function requireWithCodeCache(file: string, environment: NodeJS.ProcessEnv = process.env): CachedModule {
+export function requireWithCodeCache(file: string, environment: NodeJS.ProcessEnv = process.env, variant = ''): CachedModule {
   const source = fs.readFileSync(file, 'utf8');
-  const paths = cachePaths(file, environment);
+  const paths = cachePaths(file, variant, environment);
   let cachedData: Buffer | undefined;
   for (const candidate of paths) {
     try {

@@ -35,6 +35,14 @@ describe('requireWithCodeCache', () => {
     expect(statSync(cacheName(file)).mtimeMs).toBe(written.mtimeMs);
   });
 
+  it('keeps one cache per variant (each event kind compiles its own functions)', () => {
+    const { file } = moduleFile();
+    requireWithCodeCache(file, {}, 'prompt-fs').saveCache();
+    expect(requireWithCodeCache(file, {}, 'prompt-fs').fromCache).toBe(true);
+    expect(requireWithCodeCache(file, {}, 'edit-fs').fromCache).toBe(false);
+    expect(statSync(`${file}.prompt-fs.${process.version}-${process.arch}.v8cache`).size).toBeGreaterThan(0);
+  });
+
   it('compiles normally past a damaged cache or a changed file, and rewrites the cache', () => {
     const { file } = moduleFile();
     writeFileSync(cacheName(file), Buffer.from('not a V8 code cache'.repeat(100)));

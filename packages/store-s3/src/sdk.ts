@@ -6,8 +6,8 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 
-/** The `@aws-sdk/client-s3` module (its command classes and `S3Client`). */
-export type S3Module = typeof import('@aws-sdk/client-s3');
+/** The parts of `@aws-sdk/client-s3` the store uses (its command classes and `S3Client`, see `sdk-client.ts`). */
+export type S3Module = typeof import('./sdk-client.js');
 
 /** The `@aws-sdk/lib-storage` module (its multipart `Upload`). */
 export type StorageModule = typeof import('@aws-sdk/lib-storage');
@@ -21,9 +21,9 @@ export interface S3Sdk {
 let clientModule: Promise<S3Module> | undefined;
 let storageModule: Promise<StorageModule> | undefined;
 
-/** `@aws-sdk/client-s3`, imported on the first call. */
+/** `@aws-sdk/client-s3` (the parts in `sdk-client.ts`), imported on the first call. */
 export function loadClientModule(): Promise<S3Module> {
-  clientModule ??= import('@aws-sdk/client-s3');
+  clientModule ??= import('./sdk-client.js');
   return clientModule;
 }
 

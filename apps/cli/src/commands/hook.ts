@@ -152,7 +152,8 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
   if (checkpointingDisabled(options.environment ?? process.env)) return;
   const cwd = eventCwd(event.cwd);
   const prompt = action.kind === 'prompt' ? eventPromptText(event.prompt) : '';
-  const act = loadHookAct(options.environment ?? process.env);
+  const environment = options.environment ?? process.env;
+  const act = loadHookAct(environment, `${action.kind}-${options.store?.startsWith('s3://') === true ? 's3' : 'fs'}`);
   try {
     await act.actOnHookEvent(event, action, { sessionId, cwd, prompt }, options);
   } finally {
@@ -162,10 +163,11 @@ export async function handleHookEvent(event: HookEvent, options: HookOptions = {
 
 /**
  * `hook-act.ts` as one bundled file (the built `hook-act.cjs` beside this file, in `dist/`) with
- * its code cache (`code-cache.ts`): `actOnHookEvent`, and `saveCache` to call once the event is done.
+ * its code cache for `variant` (the event kind and the store's scheme, see `code-cache.ts`):
+ * `actOnHookEvent`, and `saveCache` to call once the event is done.
  */
-function loadHookAct(environment: NodeJS.ProcessEnv): { actOnHookEvent: typeof import('./hook-act.js').actOnHookEvent; saveCache: () => void } {
-  const loaded = requireWithCodeCache(fileURLToPath(new URL('./hook-act.cjs', import.meta.url)), environment);
+function loadHookAct(environment: NodeJS.ProcessEnv, variant: string): { actOnHookEvent: typeof import('./hook-act.js').actOnHookEvent; saveCache: () => void } {
+  const loaded = requireWithCodeCache(fileURLToPath(new URL('./hook-act.cjs', import.meta.url)), environment, variant);
   return { actOnHookEvent: (loaded.exports as typeof import('./hook-act.js')).actOnHookEvent, saveCache: loaded.saveCache };
 }
 
