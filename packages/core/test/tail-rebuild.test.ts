@@ -22,17 +22,22 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const backup = (hash: string, version: number): FileHistoryBackup => ({ backupFileName: `${hash.padStart(16, '0')}@v${version}`, version, backupTime: at(version), size: 3, mode: 0o644 });
 
 /** A log over JSONL text with `readStream` and `readTail` (as `FsSessionLog` reads a file), counting the tail bytes read. */
-function textLog(text: string): SessionLog & { tailBytesRead: number } {
+function textLog(text: string): SessionLog & { tailBytesRead: number; readWhole: boolean; streamed: number } {
   const bytes = Buffer.from(text, 'utf8');
   const log = {
     tailBytesRead: 0,
+    /** The last readTail returned the whole log. */
+    readWhole: false,
+    streamed: 0,
     append: async () => undefined,
     read: async () => parseJsonl(text),
     readStream: async function* () {
+      log.streamed += 1;
       yield bytes;
     },
     readTail: async (headBytes: number, tailBytes: number) => {
-      if (bytes.length <= headBytes + tailBytes) return { head: [], tail: bytes, whole: true };
+      log.readWhole = bytes.length <= headBytes + tailBytes;
+      if (log.readWhole) return { head: [], tail: bytes, whole: true };
       log.tailBytesRead += tailBytes;
       const head = bytes.subarray(0, headBytes);
       return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail: bytes.subarray(bytes.length - tailBytes), whole: false };
@@ -103,14 +108,18 @@ describe('rebuildFromTail', () => {
       if (next() < 0.2) text += '{"type":"fh-snapshot","version":2,"kind":"diff"';
       const options = { projectRoot: ROOT, maxSnapshots, headBytes: 300, tailBytesSteps: [500, 2000, 8000] };
       const warnings: string[] = [];
-      const tail = await rebuildFromTail(textLog(text), { ...options, onWarning: (message) => warnings.push(message) });
+      const log = textLog(text);
+      const tail = await rebuildFromTail(log, { ...options, onWarning: (message) => warnings.push(message) });
       const whole = await rebuildStateFromLog(textLog(text), options);
       if (tail === undefined) continue;
       answered += 1;
       expect({ seed, ...view(tail.state) }).toEqual({ seed, ...view(whole.state) });
       expect({ seed, diffBase: tail.diffBase, sessions: tail.sessions }).toEqual({ seed, diffBase: whole.diffBase, sessions: whole.sessions });
-      expect(tail.hasRecords).toBe(true);
-      for (const [reason, { count, firstLine }] of tail.skippedLines) {
+      expect(tail.hasRecords).toBe(whole.hasRecords);
+      // Read whole (the log fits a read): every skipped line as the whole-log rebuild reports it;
+      // else only those from the start record on, without their numbers.
+      if (log.readWhole) expect({ seed, skipped: tail.skippedLines }).toEqual({ seed, skipped: whole.skippedLines });
+      for (const [reason, { count, firstLine }] of log.readWhole ? [] : tail.skippedLines) {
         expect(firstLine).toBe(0);
         expect(count).toBeLessThanOrEqual(whole.skippedLines.get(reason)?.count ?? 0);
       }
@@ -139,13 +148,25 @@ describe('rebuildFromTail', () => {
     expect(view((tail as { state: FileHistoryState }).state)).toEqual(view(whole.state));
   });
 
-  it("leaves Claude Code's transcripts (file-history-snapshot records, no fh-session record) and short logs to the whole-log rebuild", async () => {
+  it("leaves Claude Code's transcripts (file-history-snapshot records, no fh-session record) it cannot read whole to the whole-log rebuild", async () => {
     const claude = Array.from({ length: 300 }, (_, index) => JSON.stringify(snapshotRecord({ messageId: `m${index}`, timestamp: at(index), trackedFileBackups: { 'a.txt': backup('a', index + 1) } }, false))).join('\n');
     expect(await rebuildFromTail(textLog(`${claude}\n`), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [2000] })).toBeUndefined();
     const mixed = `${fhLog(random(5), 100, 10, false)}${claude}\n`;
-    expect(await rebuildFromTail(textLog(mixed), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [200000] })).toBeUndefined();
-    const short = fhLog(random(9), 3, 10, false);
-    expect(await rebuildFromTail(textLog(short), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [500] })).toBeUndefined();
+    expect(await rebuildFromTail(textLog(mixed), { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [20000] })).toBeUndefined();
+  });
+
+  it('rebuilds a log one read covers whole from the bytes read, exactly as rebuildStateFromLog does (skipped lines with their numbers), without reading it again', async () => {
+    const claude = Array.from({ length: 30 }, (_, index) => JSON.stringify(snapshotRecord({ messageId: `m${index}`, timestamp: at(index), trackedFileBackups: { 'a.txt': backup('a', index + 1) } }, false))).join('\n');
+    const logs = [fhLog(random(9), 3, 10, false), `${fhLog(random(5), 20, 10, true)}not json\n${claude}\n{"type":"fh-snapshot","ver`, `${claude}\n`, ''];
+    for (const text of logs) {
+      const log = textLog(text);
+      const tail = await rebuildFromTail(log, { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [500_000] });
+      const whole = await rebuildStateFromLog(textLog(text), { projectRoot: ROOT, maxSnapshots: 5 });
+      expect(tail).toBeDefined();
+      expect(view((tail as { state: FileHistoryState }).state)).toEqual(view(whole.state));
+      expect({ diffBase: tail?.diffBase, sessions: tail?.sessions, hasRecords: tail?.hasRecords, skippedLines: tail?.skippedLines }).toEqual({ diffBase: whole.diffBase, sessions: whole.sessions, hasRecords: whole.hasRecords, skippedLines: whole.skippedLines });
+      expect({ readWhole: log.readWhole, streamed: log.streamed }).toEqual({ readWhole: true, streamed: 0 });
+    }
   });
 });
 

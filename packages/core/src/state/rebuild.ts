@@ -14,7 +14,7 @@ import { InvalidArgumentError } from '../errors.js';
 import type { LogRecord, SessionLog } from '../store.js';
 import { MAX_SNAPSHOTS, setStateBookkeeping, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 import { parseJsonlLine } from './jsonl.js';
-import { readLogLines } from './log-lines.js';
+import { readLogLines, type LogLine } from './log-lines.js';
 import {
   FH_SESSION_RECORD_TYPE,
   fileHistoryRecordHead,
@@ -73,14 +73,36 @@ function pathApiFor(projectRoot: string): PathApi {
 }
 
 /**
+ * Whether `key` is already in tracking form, kept as it is: relative (no leading `/`, no drive
+ * letter), `/` separated, no empty, `.` or `..` segment, no trailing `/`, no NUL or `\\`. Checked
+ * character by character, as a rebuild checks every key it reads.
+ */
+export function isCleanKey(key: string): boolean {
+  const length = key.length;
+  if (length === 0) return false;
+  if (length >= 2 && key.charCodeAt(1) === 58) {
+    const first = key.charCodeAt(0) | 0x20;
+    if (first >= 97 && first <= 122) return false;
+  }
+  let segmentStart = 0;
+  for (let index = 0; index <= length; index += 1) {
+    const code = index === length ? 47 : key.charCodeAt(index);
+    if (code === 0 || code === 92) return false;
+    if (code !== 47) continue;
+    const segment = index - segmentStart;
+    if (segment === 0) return false;
+    if (segment <= 2 && key.charCodeAt(segmentStart) === 46 && (segment === 1 || key.charCodeAt(segmentStart + 1) === 46)) return false;
+    segmentStart = index + 1;
+  }
+  return true;
+}
+
+/**
  * The tracking key (relative to the root, `/` separators) for a key read from a record, or a
  * reason it cannot be one: an absolute path outside the root, or a relative path that climbs out.
  */
-/** A key already in tracking form (relative, `/` separated, no empty, `.` or `..` segment): kept as it is. */
-const CLEAN_KEY = /^(?!\/)(?!.*\/\/)(?!(?:.*\/)?\.\.?(?:\/|$))[^\0\\]*[^\0\\/]$/;
-
 function toTrackingKey(key: string, root: string, path: PathApi, base: string = root): { key: string } | { reason: string } {
-  if (base === root && CLEAN_KEY.test(key) && !/^[A-Za-z]:/.test(key)) return { key };
+  if (base === root && isCleanKey(key)) return { key };
   if (key.includes('\0')) return { reason: 'contains a NUL character' };
   let relative: string;
   if (path.isAbsolute(key) || base !== root) {
@@ -248,7 +270,8 @@ export class StateRebuilder {
       }
     }
     return {
-      state: setStateBookkeeping({ snapshots, trackedFiles: new Set(this.keys), snapshotSequence }, { superseded: superseded.size === 0 ? undefined : superseded }),
+      // The rebuilder is done with its key set: it becomes the state's (no copy of every key).
+      state: setStateBookkeeping({ snapshots, trackedFiles: this.keys, snapshotSequence }, { superseded: superseded.size === 0 ? undefined : superseded }),
       diffBase: newest !== undefined && newest.compact && newest.sequence === snapshotSequence ? newest.sequence : undefined,
     };
   }
@@ -420,7 +443,9 @@ export class StateRebuilder {
 
   private rekeyed(parsed: Record<string, FileHistoryBackup>, context: string): Record<string, FileHistoryBackup> {
     let rekey = false;
+    const atRoot = this.base === this.root;
     for (const rawKey in parsed) {
+      if (atRoot && isCleanKey(rawKey)) continue;
       const result = this.lookup(rawKey);
       if ('reason' in result || result.key !== rawKey) {
         rekey = true;
@@ -459,6 +484,7 @@ export class StateRebuilder {
   }
 
   private migrate(key: string, context: string): string | undefined {
+    if (this.base === this.root && isCleanKey(key)) return key;
     const result = this.lookup(key);
     if ('reason' in result) {
       this.warn(`${context}: path ${JSON.stringify(key)} ${result.reason}; dropped`);
@@ -468,8 +494,61 @@ export class StateRebuilder {
   }
 }
 
+/**
+ * A line of a log held in memory (`bytes[start, end)`, without its `\n`), decoded only when it is
+ * read: a rebuild from bytes holds no string per line between its two passes.
+ */
+export interface ByteLine {
+  line: number;
+  bytes: Buffer;
+  start: number;
+  end: number;
+  terminated: boolean;
+}
+
+/** The text of a {@link ByteLine}. */
+export function lineText(line: ByteLine): string {
+  return line.bytes.toString('utf8', line.start, line.end);
+}
+
+/** Bytes of a line decoded to read its `fh-snapshot` head (the whole line when the head is longer). */
+const HEAD_WINDOW_BYTES = 512;
+
+/** The head of an `fh-snapshot` line (`sniffFhSnapshotLine`) read from its first bytes, or undefined. */
+export function sniffByteLine(line: ByteLine): FhSnapshotHead | undefined {
+  if (!line.terminated) return undefined;
+  const length = line.end - line.start;
+  if (length > HEAD_WINDOW_BYTES) {
+    const head = sniffFhSnapshotLine(line.bytes.toString('utf8', line.start, line.start + HEAD_WINDOW_BYTES));
+    if (head !== undefined) return head;
+  }
+  return sniffFhSnapshotLine(line.bytes.toString('utf8', line.start, Math.min(line.end, line.start + 4096)));
+}
+
+const DELTA_PREFIX = Buffer.from('{"type":"file-history-delta"');
+
+/** Whether a line starts as fh writes a `file-history-delta` record. */
+export function isDeltaByteLine(line: ByteLine): boolean {
+  return line.end - line.start >= DELTA_PREFIX.length && line.bytes.compare(DELTA_PREFIX, 0, DELTA_PREFIX.length, line.start, line.start + DELTA_PREFIX.length) === 0;
+}
+
+/** The lines of a log held whole in `bytes`, numbered from 1 (blank ones left out), as `readLogLines` gives them. */
+export function* byteLines(bytes: Buffer): Generator<ByteLine> {
+  let line = 0;
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a, start); end >= 0; end = bytes.indexOf(0x0a, start)) {
+    line += 1;
+    if (end > start && !(end - start === 1 && bytes[start] === 0x0d)) yield { line, bytes, start, end, terminated: true };
+    start = end + 1;
+  }
+  if (start < bytes.length && bytes.toString('utf8', start).trim() !== '') yield { line: line + 1, bytes, start, end: bytes.length, terminated: false };
+}
+
 /** One record (or raw line) held for the second pass of {@link rebuildStateFromLog}. */
-type Held = { text: string; terminated: boolean; line: number } | { record: LogRecord };
+type Held = { text: string; terminated: boolean; line: number } | { record: LogRecord } | ByteLine;
+
+/** A line a rebuild reads: from a stream (`readLogLines`) or from bytes held whole. */
+type SourceLine = LogLine | ByteLine;
 
 interface Segment {
   /** Index (0-based, in the whole log) of the snapshot its first record adds. */
@@ -499,16 +578,30 @@ function mayMatter(text: string): boolean {
  * Throws `InvalidArgumentError` when `projectRoot` is not absolute, and the store's errors.
  */
 export async function rebuildStateFromLog(log: SessionLog, options: RebuildOptions): Promise<RebuildResult> {
+  return rebuildFromLines(() => readLogLines(log), options);
+}
+
+/**
+ * {@link rebuildStateFromLog} of a log already read whole into `bytes` (`SessionLog.readTail`
+ * returned it all): the same result, line numbers included, without reading the log again.
+ * Each line is decoded only when read, and only the lines the kept snapshots need are parsed.
+ */
+export async function rebuildStateFromBytes(bytes: Uint8Array, options: RebuildOptions): Promise<RebuildResult> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return rebuildFromLines(() => byteLines(buffer), options);
+}
+
+async function rebuildFromLines(lines: () => AsyncIterable<SourceLine> | Iterable<SourceLine>, options: RebuildOptions): Promise<RebuildResult> {
   const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
-  const first = await replayLog(log, options, maxSnapshots, true);
+  const first = await replayLog(lines, options, maxSnapshots, true);
   // Pass 1 counts the snapshots a record adds from its head; a corrupt record it counted (a full
   // record whose body does not parse) can make it drop records that were needed. Then, rarely,
   // the log is replayed whole.
-  if (first.dropped && first.state.snapshots.length < maxSnapshots) return replayLog(log, options, maxSnapshots, false);
+  if (first.dropped && first.state.snapshots.length < maxSnapshots) return replayLog(lines, options, maxSnapshots, false);
   return first;
 }
 
-async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots: number, dropUnneeded: boolean): Promise<RebuildResult & { dropped: boolean }> {
+async function replayLog(lines: () => AsyncIterable<SourceLine> | Iterable<SourceLine>, options: RebuildOptions, maxSnapshots: number, dropUnneeded: boolean): Promise<RebuildResult & { dropped: boolean }> {
   const skippedLines = new Map<string, { count: number; firstLine: number }>();
   const skip = (line: number, reason: string) => {
     const seen = skippedLines.get(reason);
@@ -570,32 +663,49 @@ async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots:
     }
     hold(held);
   };
-  for await (const line of readLogLines(log)) {
+  for await (const line of lines()) {
     if ('skipped' in line) {
       skip(line.line, line.skipped);
       continue;
     }
-    hasRecords = true;
     if ('record' in line) {
+      hasRecords = true;
       classify(line.record, { record: line.record });
       continue;
     }
-    const head = line.terminated ? sniffFhSnapshotLine(line.text) : undefined;
-    if (head !== undefined) {
-      compact(head, { text: line.text, terminated: true, line: line.line });
-      continue;
+    let text: string;
+    if ('bytes' in line) {
+      const head = sniffByteLine(line);
+      hasRecords = true;
+      if (head !== undefined) {
+        compact(head, line);
+        continue;
+      }
+      if (line.terminated && isDeltaByteLine(line)) {
+        hold(line);
+        continue;
+      }
+      text = lineText(line);
+    } else {
+      hasRecords = true;
+      text = line.text;
+      const head = line.terminated ? sniffFhSnapshotLine(text) : undefined;
+      if (head !== undefined) {
+        compact(head, { text, terminated: true, line: line.line });
+        continue;
+      }
+      if (line.terminated && text.startsWith('{"type":"file-history-delta"')) {
+        hold({ text, terminated: true, line: line.line });
+        continue;
+      }
     }
-    if (line.terminated && line.text.startsWith('{"type":"file-history-delta"')) {
-      hold({ text: line.text, terminated: true, line: line.line });
-      continue;
-    }
-    const parsed = parseJsonlLine(line.text, line.terminated);
+    const parsed = parseJsonlLine(text, line.terminated);
     if (parsed === undefined) continue;
     if ('reason' in parsed) {
       skip(line.line, parsed.reason);
       continue;
     }
-    if (mayMatter(line.text)) classify(parsed.record, { record: parsed.record });
+    if (mayMatter(text)) classify(parsed.record, { record: parsed.record });
   }
   const first = segments[0] as Segment;
   const rebuilder = new StateRebuilder(
@@ -609,7 +719,7 @@ async function replayLog(log: SessionLog, options: RebuildOptions, maxSnapshots:
         rebuilder.push(held.record);
         continue;
       }
-      const parsed = parseJsonlLine(held.text, held.terminated);
+      const parsed = parseJsonlLine('bytes' in held ? lineText(held) : held.text, held.terminated);
       if (parsed === undefined) continue;
       if ('reason' in parsed) skip(held.line, parsed.reason);
       else rebuilder.push(parsed.record, true);

@@ -88,6 +88,43 @@ export function isBackupFileName(name: string): boolean {
   return BACKUP_FILE_NAME_PATTERN.test(name);
 }
 
+/** The two-digit number at `at` in `text`, or -1. */
+function twoDigits(text: string, at: number): number {
+  const high = text.charCodeAt(at) - 48;
+  const low = text.charCodeAt(at + 1) - 48;
+  return high >= 0 && high <= 9 && low >= 0 && low <= 9 ? high * 10 + low : -1;
+}
+
+/**
+ * `Date.parse(text)`, read directly for the form `Date#toJSON` writes (`2026-01-02T03:04:05.678Z`,
+ * the form of every time fh records) when its fields are plainly in range, else by `Date.parse`:
+ * the same number either way.
+ */
+export function parseRecordTime(text: string): number {
+  if (text.length === 24 && text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45 && text.charCodeAt(10) === 84 && text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46 && text.charCodeAt(23) === 90) {
+    const century = twoDigits(text, 0);
+    const yearLow = twoDigits(text, 2);
+    const month = twoDigits(text, 5);
+    const day = twoDigits(text, 8);
+    const hour = twoDigits(text, 11);
+    const minute = twoDigits(text, 14);
+    const second = twoDigits(text, 17);
+    const tenths = twoDigits(text, 20);
+    const thousandths = text.charCodeAt(22) - 48;
+    if (century >= 1 && yearLow >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && tenths >= 0 && thousandths >= 0 && thousandths <= 9) {
+      // Days since the epoch of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+      const year = century * 100 + yearLow - (month <= 2 ? 1 : 0);
+      const era = Math.floor(year / 400);
+      const yearOfEra = year - era * 400;
+      const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+      const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+      const days = era * 146097 + dayOfEra - 719468;
+      return days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + tenths * 10 + thousandths;
+    }
+  }
+  return Date.parse(text);
+}
+
 /** Receives one human-readable warning about a record that was skipped or repaired. */
 export type RecordWarningHandler = (message: string) => void;
 
@@ -105,7 +142,7 @@ function nonEmptyString(value: unknown): string | undefined {
 function toDate(value: unknown): Date | undefined {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : new Date(value.getTime());
   if (typeof value !== 'string') return undefined;
-  const time = Date.parse(value);
+  const time = parseRecordTime(value);
   return Number.isNaN(time) ? undefined : new Date(time);
 }
 
@@ -136,7 +173,7 @@ export function adoptBackupEntry(value: unknown): FileHistoryBackup | undefined 
   const version = value.version;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) return undefined;
   if (typeof value.backupTime !== 'string') return undefined;
-  const time = Date.parse(value.backupTime);
+  const time = parseRecordTime(value.backupTime);
   if (Number.isNaN(time)) return undefined;
   let fields = 3;
   const { size, mode, sha256, error, changedBy } = value;
@@ -202,7 +239,7 @@ function adoptableAttributionTime(item: unknown): number | undefined {
   let count = 0;
   for (const key in item) if (Object.hasOwn(item, key)) count += 1;
   if (count !== fields) return undefined;
-  const time = Date.parse(item.at);
+  const time = parseRecordTime(item.at);
   return Number.isNaN(time) ? undefined : time;
 }
 

@@ -15,7 +15,7 @@
  */
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
-import { adoptBackupEntry, isBackupFileName, parseBackupEntry, type BackupParseCache, type RecordWarningHandler } from './records.js';
+import { adoptBackupEntry, isBackupFileName, parseBackupEntry, parseRecordTime, type BackupParseCache, type RecordWarningHandler } from './records.js';
 
 /** Record type of fh's compact snapshot records. */
 export const FH_SNAPSHOT_RECORD_TYPE = 'fh-snapshot';
@@ -171,7 +171,7 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
     return undefined;
   }
   const label = `fh-snapshot ${head.messageId}`;
-  const time = typeof value.timestamp === 'string' ? Date.parse(value.timestamp) : Number.NaN;
+  const time = typeof value.timestamp === 'string' ? parseRecordTime(value.timestamp) : Number.NaN;
   if (Number.isNaN(time)) warn(`${label}: timestamp ${JSON.stringify(value.timestamp) ?? 'undefined'} is not a date; using the epoch`);
   const rawEntries = value.entries;
   if (typeof rawEntries !== 'object' || rawEntries === null || Array.isArray(rawEntries)) {
@@ -189,7 +189,9 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
       continue;
     }
     const raw = (rawEntries as Record<string, unknown>)[path];
-    entries[path] = (owned ? adoptBackupEntry(raw) : undefined) ?? parseBackupEntry(raw, label, path, warn, cache);
+    // An owned entry taken over in place is already where it belongs.
+    if (owned && adoptBackupEntry(raw) !== undefined) continue;
+    entries[path] = parseBackupEntry(raw, label, path, warn, cache);
   }
   const removed: string[] = [];
   if (head.kind === 'diff' && value.removed !== undefined) {
