@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { BackupStore } from '@fh/core';
 import { UsageError } from './cli-errors.js';
 import { Output } from './output.js';
+import { plainError } from './plain-errors.js';
 import { defaultStoreUri, openStore, parseStoreUri, type StoreLocation } from './store-uri.js';
 
 /** Global options as commander parses them. */
@@ -40,6 +41,14 @@ export class CommandContext {
     this.environment = environment;
     this.cwd = cwd;
     this.output = new Output({ json: options.json === true, environment });
+  }
+
+  /**
+   * An error's text for output: without fh's internal names (`plainError`) unless `--verbose`;
+   * `path` (project-relative) stands for a temp file the text names.
+   */
+  errorText(text: string, path?: string): string {
+    return this.options.verbose === true ? text : plainError(text, path === undefined ? {} : { path });
   }
 
   /** The project root: `--project` resolved against the current folder, else the current folder. */

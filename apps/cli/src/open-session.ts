@@ -17,8 +17,10 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import {
   FH_SESSION_RECORD_TYPE,
+  FhError,
   FileHistory,
   NotFoundError,
+  PermissionError,
   parseFhSessionRecord,
   POINT_RECORD_TYPE,
   UNDO_POINT_RECORD_TYPE,
@@ -168,8 +170,26 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
     lock: options.lock !== false,
     waitMs: LOCK_WAIT_MS,
     onWarning: (message) => context.output.warn(message),
+  }).catch((error: unknown) => {
+    throw unwritableStore(context, error) ?? error;
   });
   return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, outsideHistory: undefined, close: () => history.close() };
+}
+
+/**
+ * A lock the store refused for want of permission (an fs store folder this user cannot write, or a
+ * read-only file system), said as what it is: the store folder, that nothing changed, what to do.
+ * Undefined for any other error.
+ */
+function unwritableStore(context: CommandContext, error: unknown): Error | undefined {
+  if (!FhError.hasCode(error, 'FH_PERMISSION') || !/^lockSession /.test((error as Error).message)) return undefined;
+  const location = context.storeLocation;
+  const where = location.kind === 'fs' ? `the store folder ${displayPath(location.folder)}` : `the store ${describeStoreLocation(location)}`;
+  const why = /\bEROFS\b/.test((error as Error).message) ? 'is on a read-only file system' : 'is not writable for this user (permission denied)';
+  return new PermissionError(
+    `${where} ${why}, so fh could not take the session's lock: nothing was changed. Give this user write access to it, or pass --store with a folder it can write`,
+    { cause: error },
+  );
 }
 
 /**

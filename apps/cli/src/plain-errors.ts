@@ -20,6 +20,12 @@ function reason(rest: string): string {
   return rest;
 }
 
+/** Node's own error text: `EACCES: permission denied, open '/p/a.txt'` (the description, the system call, the path). */
+const NODE_ERROR = /\bE[A-Z0-9]+: ([a-z][^,]*), ([a-z]+) '([^']*)'(?: -> '[^']*')?/g;
+
+/** The system calls that read (the rest write). */
+const READ_CALLS: ReadonlySet<string> = new Set(['open', 'read', 'stat', 'lstat', 'fstat', 'scandir', 'opendir', 'readlink', 'access', 'realpath']);
+
 /** A path as the store wrote it, without the temp-file wrapping (`/proc/self/fd/19/.b.txt.fh-….tmp` → `b.txt`). */
 function plainPath(path: string): string {
   const temp = /(?:^|\/)\.([^/]+)\.fh-[0-9a-f]+\.tmp$/.exec(path);
@@ -29,18 +35,24 @@ function plainPath(path: string): string {
 
 /**
  * `text` with the stores' internal openings rewritten (see the module comment):
- * - `restoreBackup "<backup>" of session "<s>" to "<temp>": <errno>` → `cannot write the file: <reason>` (for a permission error: the folder must be writable, as fh writes a temp file there and renames it over the file);
+ * - `restoreBackup "<backup>" of session "<s>" to "<temp>": <errno>` → `cannot write the file: <reason>` (`cannot write <options.path>: …` when given: for a JSON document, whose entries carry no path before the text) (for a permission error: the folder must be writable, as fh writes a temp file there and renames it over the file);
  * - `back up "<path>" as "<backup>" (session "<s>"): <errno>` → `cannot read <path> to back it up: <reason>`;
+ * - Node's own `EACCES: permission denied, open '/p/a.txt'` → `cannot read /p/a.txt: permission denied` (`it` for the file `options.path`);
  * - any other temp-file path → the file's name; `/proc/self/fd/N/` → dropped.
  */
-export function plainError(text: string): string {
+export function plainError(text: string, options: { path?: string } = {}): string {
   return text
     .replace(/restoreBackup "[^"]*" (?:of session "[^"]*" )?to "([^"]*)": ([A-Z][A-Z0-9]+(?: \([^)]*\))?)/g, (_match, destination: string, rest: string) => {
       const words = reason(rest);
       const folderHint = words === 'permission denied' ? ' (fh writes a temp file in its folder and renames it over the file, so the folder must be writable)' : '';
-      return `cannot write the file${destination.includes('.fh-') ? '' : ` ${plainPath(destination)}`}: ${words}${folderHint}`;
+      const file = !destination.includes('.fh-') ? plainPath(destination) : options.path;
+      return `cannot write ${file === undefined ? 'the file' : file}: ${words}${folderHint}`;
     })
     .replace(/back up "([^"]*)" as "[^"]*" \(session "[^"]*"\): ([A-Z][A-Z0-9]+(?: \([^)]*\))?)/g, (_match, source: string, rest: string) => `cannot read ${source} to back it up: ${reason(rest)}`)
+    .replace(NODE_ERROR, (_match, description: string, syscall: string, target: string) => {
+      const same = options.path !== undefined && (target === options.path || target.endsWith(`/${options.path}`));
+      return `cannot ${READ_CALLS.has(syscall) ? 'read' : 'write'} ${same ? 'it' : plainPath(target)}: ${description}`;
+    })
     .replace(/\/proc\/self\/fd\/\d+\/(\.[^/\s"']+\.fh-[0-9a-f]+\.tmp)/g, (_match, temp: string) => plainPath(temp))
     .replace(/(?<=[\s"'(])\/proc\/self\/fd\/\d+\//g, '');
 }

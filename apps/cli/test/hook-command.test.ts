@@ -53,6 +53,11 @@ describe('fh hook: Bash commands in command windows', () => {
     expect(await hook(box, prompt(box, 'tidy up'))).toEqual(quiet);
     const before = await readTree(box.project);
     expect(await hook(box, bash(box, 'PreToolUse', 'toolu_01', 'rm -rf src && sed -i s/Project/Thing/ README.md'))).toEqual(quiet);
+    // The same id again: said in a user's words, and the open window goes on capturing.
+    expect(await hook(box, bash(box, 'PreToolUse', 'toolu_01', 'rm -rf src && sed -i s/Project/Thing/ README.md'))).toEqual({
+      ...quiet,
+      stderr: `fh hook: command window toolu_01 is already open in session ${SESSION}: a command with this id was started and has not ended yet, so nothing was changed (the open window still captures it). Give each command its own id\n`,
+    });
     sh(box, 'rm -rf src && sed -i s/Project/Thing/ README.md');
     expect(await hook(box, bash(box, 'PostToolUse', 'toolu_01', 'rm -rf src && sed -i s/Project/Thing/ README.md'))).toEqual(quiet);
     const after = await readTree(box.project);

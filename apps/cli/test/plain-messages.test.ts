@@ -56,6 +56,28 @@ describe('messages without internals', () => {
     expect(verbose.exitCode).toBe(3);
     expect(verbose.stderr).toMatch(/\/proc\/self\/fd\/\d+\/\.c\.txt\.fh-[0-9a-f]+\.tmp/);
     expect(verbose.stderr).toMatch(/restoreBackup "[0-9a-f]{16}@v1"/);
+    // --json names the file, not the temp file beside it.
+    const json = asNobody(box, ['--json', 'rewind', 't1', '--mode', 'code', '--yes']);
+    expect(json.exitCode).toBe(3);
+    expect((JSON.parse(json.stdout) as { code: { failed: unknown[] } }).code.failed).toEqual([
+      { path: 'ro/c.txt', error: 'cannot write ro/c.txt: permission denied (fh writes a temp file in its folder and renames it over the file, so the folder must be writable)' },
+    ]);
+
+    // A file fh diff cannot read: fh's words, not Node's.
+    await chmod(join(box.project, 'ro'), 0o755);
+    await chmod(join(box.project, 'ro/c.txt'), 0o000);
+    const diff = asNobody(box, ['diff', 't1']);
+    expect(diff.exitCode).toBe(0);
+    expect(diff.stdout.split('\n')).toContain('  cannot restore  ro/c.txt: cannot read it: permission denied');
+
+    // A store folder this user cannot write: named, nothing changed, what to do.
+    execFileSync('chown', ['-R', 'root:root', box.store]);
+    const track = asNobody(box, ['track', 'ro/c.txt']);
+    expect(track).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `fh: the store folder ${box.store} is not writable for this user (permission denied), so fh could not take the session's lock: nothing was changed. Give this user write access to it, or pass --store with a folder it can write\n`,
+    });
   });
 
   it('some files rewound, one failed: names how many changed and how to put them back', async () => {

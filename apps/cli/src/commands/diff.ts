@@ -72,7 +72,9 @@ export async function run(context: CommandContext, messageArgument: string | und
         : selectAgentChanges(session.history.state, messageId, options.agent, { projectRoot: session.projectRoot, ...(givenPaths === undefined ? {} : { paths: givenPaths }) });
     const paths = selection?.paths ?? givenPaths;
     const counted = await session.history.getDiffStats(messageId, { ...(paths === undefined ? {} : { paths }), onPhaseProgress: progressBars(context.output, 'diff') });
-    const plain = selection === undefined ? counted : { ...counted, skipped: [...(counted.skipped ?? []), ...selection.conflicts.map(conflictSkip)] };
+    // A file the dry run could not read is named in fh's words, not Node's (`EACCES: …, open '/p/a.txt'`).
+    const readable = counted.failed === undefined ? counted : { ...counted, failed: counted.failed.map((failure) => ({ path: failure.path, reason: context.errorText(failure.reason, failure.path) })) };
+    const plain = selection === undefined ? readable : { ...readable, skipped: [...(readable.skipped ?? []), ...selection.conflicts.map(conflictSkip)] };
     const stats: StatsWithRefusals & DiffStats = { ...plain, refusals: rewindRefusals(session.history.state, messageId, plain) };
     const patch = options.patch === true ? await gitPatch(session, messageId, stats, context.output) : undefined;
     const colors = context.output.colors;

@@ -276,7 +276,7 @@ export async function run(context: CommandContext, messageArgument: string | und
     const changedFiles = (code === null ? 0 : code.restored.length + code.deleted.length) > 0;
     const ownConversation = !session.claude && conversation !== null;
     context.output.result(
-      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code, preview: null, undoId, conversation, outside, ...(result.agent === undefined ? {} : { agent: selectionDocument(result.agent) }) },
+      { sessionId: session.sessionId, projectRoot: session.projectRoot, messageId, mode, dryRun: false, code: plainFailures(context, code), preview: null, undoId, conversation, outside: plainFailures(context, outside), ...(result.agent === undefined ? {} : { agent: selectionDocument(result.agent) }) },
       () => [
         ...(result.agent === undefined ? [] : selectionLines(result.agent, colors)),
         ...(code === null
@@ -360,6 +360,11 @@ function assertStillRewindable(session: OpenedSession, rewinder: RewindSession, 
   throw new ConflictError(
     `the ${gone} ${displayId(messageId)} is no longer in session ${displayId(session.sessionId)}: the session changed while you were choosing; nothing was changed`,
   );
+}
+
+/** `part` with its `failed` errors as `context.errorText` gives them (each naming its file, not a temp file), for the JSON document. */
+function plainFailures<T extends { failed: Array<{ path: string; error: string }> } | null>(context: CommandContext, part: T): T {
+  return part === null ? part : { ...part, failed: part.failed.map((failure) => ({ path: failure.path, error: context.errorText(failure.error, failure.path) })) };
 }
 
 /** The prompt fields of the JSON document (images as a count: their bytes stay in the session). */

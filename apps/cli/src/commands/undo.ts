@@ -117,7 +117,7 @@ function report(context: CommandContext, session: OpenedSession, result: UndoRes
       restored: result.restored,
       deleted: result.deleted,
       skipped: result.skipped,
-      failed,
+      failed: failed.map((failure) => ({ path: failure.path, error: context.errorText(failure.error, failure.path) })),
       recovered,
     },
     () => [

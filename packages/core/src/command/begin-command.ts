@@ -87,7 +87,9 @@ export async function beginCommand(updateState: FileHistoryStateUpdater, context
     throw new NotFoundError(`session "${context.sessionId}" has no snapshot yet, so a command cannot be captured: make the turn's snapshot (makeSnapshot) first`);
   }
   if ((await options.journal.loadWindow(windowId)) !== undefined) {
-    throw new InvalidArgumentError(`command window ${windowId} is already open in session ${context.sessionId}: end it (endCommand) before beginning it again`);
+    throw new InvalidArgumentError(
+      `command window ${windowId} is already open in session ${context.sessionId}: a command with this id was started and has not ended yet, so nothing was changed (the open window still captures it). Give each command its own id`,
+    );
   }
   const startedAt = new Date();
   const listing = await options.probe.begin(context.projectRoot, windowId);
