@@ -30,11 +30,15 @@ export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/gu;
+/**
+ * Control characters (C0, DEL, C1), the Unicode line and paragraph separators, and the bidi
+ * controls (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069), which reorder what a terminal shows
+ * (`a\u202etxt.exe` displays as `aexe.txt`).
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 /** The same, but keeping line feeds and tabs (multi-line text such as a prompt to resend). */
-const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/gu;
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 /** True when `text` holds a control character (see {@link escapeControl}). */
 export function hasControlCharacter(text: string): boolean {
@@ -47,7 +51,7 @@ function escapeCharacter(character: string): string {
 }
 
 /**
- * Text for human output with every control character (C0, DEL, C1, U+2028/9) written as its
+ * Text for human output with every control character (C0, DEL, C1, U+2028/9, bidi controls) written as its
  * JSON-style escape (`\u001b`), so no escape sequence from a prompt, message id or error reaches
  * the terminal. With `keepLines`, line feeds and tabs stay (a prompt printed to edit and resend).
  */
@@ -60,7 +64,8 @@ export function escapeControl(text: string, options: { keepLines?: boolean } = {
  * character, so every file stays on one line and no escape sequence reaches the terminal.
  */
 export function displayPath(path: string): string {
-  return CONTROL_CHARACTER.test(path) ? JSON.stringify(path) : path;
+  // JSON.stringify escapes C0 only: the rest (C1, U+2028/9, bidi controls) is escaped after it.
+  return CONTROL_CHARACTER.test(path) ? escapeControl(JSON.stringify(path)) : path;
 }
 
 /** A message or session id for human output: quoted like {@link displayPath}. */

@@ -51,6 +51,22 @@ describe('human output is safe for terminals and pipes', () => {
     expect(json.json.conversation.prompt.text).toBe(prompt);
   });
 
+  it('escapes bidi controls (U+202E) in file names and prompts in human output; JSON keeps them exact', async () => {
+    const box = await sandbox();
+    const name = 'invoice\u202etxt.exe';
+    await writeFiles(box.project, { [name]: 'one\n' });
+    expect((await box.fh(['--session', 's', 'snapshot', 't1', '--prompt', 'pay \u202eevil'])).exitCode).toBe(0);
+    expect((await box.fh(['--session', 's', 'track', name])).exitCode).toBe(0);
+    await writeFiles(box.project, { [name]: 'two\n' });
+    const diff = await box.fh(['--session', 's', 'diff', 't1']);
+    expect(diff.stdout.split('\n')[1]).toBe('  modify  "invoice\\u202etxt.exe"  +1 -1');
+    const list = await box.fh(['--session', 's', 'list']);
+    expect(list.stdout).toContain('pay \\u202eevil');
+    expect(diff.stdout + list.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const json = await box.fhJson<{ filesChanged: string[] }>(['--session', 's', 'diff', 't1']);
+    expect(json.json.filesChanged).toEqual([name]);
+  });
+
   it('fh snapshot refuses a message id holding a control character (exit 2), recording nothing', async () => {
     const box = await sandbox();
     const result = await box.fh(['--session', 's', 'snapshot', 't1\u001b[2J']);
