@@ -7,7 +7,7 @@ const argv = process.argv.slice(2);
 const hookOptions = parseHookInvocation(argv);
 if (hookOptions !== undefined) {
   const hookModule: typeof import('./commands/hook.js') = await import(new URL('./hook.js', import.meta.url).href);
-  await hookModule.runHookFromStdin(hookOptions);
+  process.exitCode = await hookModule.runHookFromStdin(hookOptions);
 } else {
   const { main } = await import('./program.js');
   process.exitCode = await main(argv);

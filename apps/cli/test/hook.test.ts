@@ -336,6 +336,45 @@ describe('fh hook: PreToolUse before any prompt', () => {
     expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
   });
 
+  it('blocks an edit it cannot back up within its budget (exit 2, saying nothing was changed) and leaves no copy; a killed waiting hook\'s copy goes at the next lock', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n', 'README.md': '# Project\n' });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const folder = join(box.home, '.fh', 'file-history', SESSION);
+    const prepared = join(folder, '.fh-tmp-prepared');
+    const lock = await store.lockSession(SESSION);
+    try {
+      const blocked = await runCli(['hook'], { home: box.home, cwd: box.project, input: await event('pre-tool-use-edit', box), env: { CLAUDE_PROJECT_DIR: box.project, FH_HOOK_TIMEOUT_MS: '1500' } });
+      const lockPath = join(box.home, '.fh', 'locks', `${SESSION}.lock`);
+      expect(blocked).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `fh hook: could not back up ${box.project}/build.sh before the Edit call within the hook's 1.5 s (FH_HOOK_TIMEOUT_MS): session "${SESSION}" is locked: another process or handle has it open (${lockPath}); a lock left by a process that died goes stale after 10 s. The Edit call was blocked so that no edit goes ahead without its backup: nothing was changed; retry it.\n`,
+      });
+      expect([await store.listBackups(SESSION), await readdir(prepared)]).toEqual([[], []]);
+      // A hook killed while it waits for the lock leaves its prepared copy (a temp no record names).
+      const waiting = spawn(process.execPath, [cliPath, 'hook'], { cwd: box.project, env: { ...baseEnvironment(box.home), CLAUDE_PROJECT_DIR: box.project }, stdio: ['pipe', 'ignore', 'ignore'] });
+      waiting.stdin.end((await event('pre-tool-use-edit', box)).replace('build.sh', 'README.md'));
+      const exited = new Promise((resolve) => waiting.on('exit', resolve));
+      while ((await readdir(prepared)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      waiting.kill('SIGKILL');
+      await exited;
+      const left = await readdir(prepared);
+      expect(left).toHaveLength(1);
+      expect(left[0]).toMatch(new RegExp(`^\\.fh-tmp-[0-9a-f]{8}\\.${waiting.pid}\\.[0-9a-f]{16}-1$`));
+    } finally {
+      await lock.release();
+    }
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    const backups = await store.listBackups(SESSION);
+    expect([backups.map((name) => name.slice(16)), await readdir(prepared)]).toEqual([['@v1'], []]);
+    expect(await readFile(join(folder, backups[0] as string), 'utf8')).toBe('echo build\n');
+    const { records } = await store.sessionLog(SESSION).read();
+    expect(Object.keys(restoreStateFromLog(records, { projectRoot: box.project }).snapshots.at(-1)?.trackedFileBackups ?? {})).toEqual(['build.sh']);
+  });
+
   it('acts on the event as soon as a whole JSON object has arrived, even while stdin stays open', async () => {
     const box = await sandbox();
     const child = spawn(process.execPath, [cliPath, 'hook'], { cwd: box.project, env: { ...baseEnvironment(box.home), CLAUDE_PROJECT_DIR: box.project }, stdio: 'pipe' });
@@ -432,26 +471,29 @@ describe('fh hook: PreToolUse before any prompt', () => {
     }
   });
 
-  it('gives up after its time budget when the store never answers, exiting 0 so the agent goes on', async () => {
+  it('gives up after its time budget when the store never answers, exiting 0 so the agent goes on, or 2 to block an edit it could not back up', async () => {
     const box = await sandbox();
     const sockets = new Set<Socket>();
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
     try {
-      const result = await runCli(['--store', 's3://fh-silent/prefix', 'hook'], {
-        home: box.home,
-        cwd: box.project,
-        input: await event('user-prompt-submit', box),
-        env: {
-          FH_HOOK_TIMEOUT_MS: '1500',
-          AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-          AWS_ACCESS_KEY_ID: 'key',
-          AWS_SECRET_ACCESS_KEY: 'secret',
-          AWS_REGION: 'us-east-1',
-        },
-      });
+      const env = {
+        FH_HOOK_TIMEOUT_MS: '1500',
+        AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+        AWS_ACCESS_KEY_ID: 'key',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_REGION: 'us-east-1',
+      };
+      const result = await runCli(['--store', 's3://fh-silent/prefix', 'hook'], { home: box.home, cwd: box.project, input: await event('user-prompt-submit', box), env });
       expect(result).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: gave up after 1.5 s (FH_HOOK_TIMEOUT_MS); this event was not recorded\n' });
+      // An edit whose backup was not made is blocked instead (exit 2: Claude Code shows the model why).
+      const edit = await runCli(['--store', 's3://fh-silent/prefix', 'hook'], { home: box.home, cwd: box.project, input: await event('pre-tool-use-edit', box), env });
+      expect(edit).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `fh hook: could not back up ${box.project}/build.sh before the Edit call within the hook's 1.5 s (FH_HOOK_TIMEOUT_MS): the hook ran out of time. The Edit call was blocked so that no edit goes ahead without its backup: nothing was changed; retry it.\n`,
+      });
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));

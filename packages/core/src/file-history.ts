@@ -32,7 +32,7 @@ import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './
 import { snapshotFilesChangedEvent, type SnapshotFilesChangedListener } from './snapshot/snapshot-events.js';
 import { findSnapshot } from './state/state-queries.js';
 import type { BackupStore, LogEnds, LogRecord, SessionLock, SessionLog, WorkspaceFs } from './store.js';
-import { fileHistoryTrackEdit } from './track/track-edit.js';
+import { fileHistoryTrackEdit, type TrackEditOptions } from './track/track-edit.js';
 import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
@@ -169,9 +169,9 @@ export interface SubagentFileHistory extends FileHistoryReader {
   readonly agent: Readonly<SubagentIdentity>;
   /**
    * Back `path` up before the sub-agent writes it and record the sub-agent in the entry's
-   * `changedBy` (see `fileHistoryTrackEdit`); errors as {@link FileHistory.trackEdit}.
+   * `changedBy` (see `fileHistoryTrackEdit`); errors and `options` as {@link FileHistory.trackEdit}.
    */
-  trackEdit(path: string): Promise<void>;
+  trackEdit(path: string, options?: TrackEditOptions): Promise<void>;
   /** Does nothing; resolves to undefined (a sub-agent's messages are not main turns). */
   makeSnapshot(messageId: string): Promise<undefined>;
   /** {@link FileHistory.beginCommand} before a shell command the sub-agent runs (same errors). */
@@ -592,17 +592,22 @@ export class FileHistory implements FileHistoryReader {
    * Back `path` up before the main agent writes it (seed 000 §5), recording the main agent in
    * the entry's `changedBy` (issue 14). See `fileHistoryTrackEdit`: resolves once the backup and
    * its record are durable; throws `OutsideRootError` for a path outside the project root. A
-   * no-op when tracking is off. Sub-agents use {@link forSubagent}.
+   * no-op when tracking is off. Sub-agents use {@link forSubagent}. `options.prepared`: the
+   * file's bytes already copied into the store (`prepareTrackEdit`, before the session's lock), used
+   * as its backup when one is needed and removed otherwise.
    */
-  async trackEdit(path: string): Promise<void> {
-    return this.trackEditBy(path, MAIN_AGENT);
+  async trackEdit(path: string, options: TrackEditOptions = {}): Promise<void> {
+    return this.trackEditBy(path, MAIN_AGENT, options);
   }
 
   /** {@link trackEdit} attributed to `agent` (issue 14). */
-  private async trackEditBy(path: string, agent: AgentIdentity): Promise<void> {
+  private async trackEditBy(path: string, agent: AgentIdentity, options: TrackEditOptions = {}): Promise<void> {
     this.assertOpen();
-    if (!this.enabled) return;
-    const tracking = fileHistoryTrackEdit(this.updateState, path, this.context, agent);
+    if (!this.enabled) {
+      await options.prepared?.backup.discard();
+      return;
+    }
+    const tracking = fileHistoryTrackEdit(this.updateState, path, this.context, agent, options);
     this.tracking.add(tracking);
     try {
       await tracking;
@@ -761,7 +766,7 @@ export class FileHistory implements FileHistoryReader {
       get state() {
         return history.state;
       },
-      trackEdit: (path) => history.trackEditBy(path, attributed),
+      trackEdit: (path, options) => history.trackEditBy(path, attributed, options),
       makeSnapshot: async () => undefined,
       beginCommand: (options) => history.beginCommand(options),
       endCommand: (windowId, options) => history.endCommand(windowId, { ...options, agent: attributed }),

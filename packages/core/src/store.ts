@@ -93,6 +93,26 @@ export interface BackupInfo {
   sha256?: string;
 }
 
+/**
+ * A backup's bytes in the store under a temporary name (`BackupStore.prepareBackup`), not yet a
+ * backup: it becomes one with `commit`, or is removed with `discard`.
+ */
+export interface PreparedBackup {
+  /** The workspace file copied (absolute, as given). */
+  readonly sourcePath: string;
+  /** Size, permission bits and sha256 of the copy. */
+  readonly info: BackupInfo;
+  /**
+   * Give the copy the backup name `backupFileName` of session `sessionId` (the one it was prepared
+   * for); its directory entry is made durable before the session log's next append, like
+   * `putBackup`'s. Throws `ConflictError` when the name is taken (the copy stays prepared, so
+   * another name can be tried) and the store's errors. At most one commit succeeds.
+   */
+  commit(backupFileName: string): Promise<void>;
+  /** Remove the copy unless it was committed; idempotent, never throws. */
+  discard(): Promise<void>;
+}
+
 /** Features a store may or may not have; the core checks these before relying on them. */
 export interface StoreCapabilities {
   /** `carryBackup` can share a backup between sessions without copying bytes (hard link). */
@@ -249,6 +269,18 @@ export interface BackupStore {
    * Returns the size (bytes), mode and, where the store records it, sha256 of what was stored.
    */
   putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo>;
+
+  /**
+   * Copy the workspace file at `sourcePath` into the store under a name of its own that no record
+   * can reference (a temp of this process), with its data fsynced, so the bytes of a backup are
+   * ready before the session's lock is taken; {@link PreparedBackup.commit} then gives it its
+   * backup name (one link, under the lock). Optional: a store without it backs files up with
+   * `putBackup` only. Errors as `putBackup` (`NotFoundError` for a missing source,
+   * `InvalidArgumentError` for one that is not a regular file); on failure nothing is left.
+   * A prepared object never committed nor discarded (its process was killed) is removed by the
+   * next `lockSession` of the session once its process no longer runs (issue 10).
+   */
+  prepareBackup?(sessionId: string, sourcePath: string): Promise<PreparedBackup>;
 
   /** Size, mode (and sha256) of a backup, or `null` if it does not exist. */
   statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null>;

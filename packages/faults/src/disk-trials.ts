@@ -394,7 +394,13 @@ export async function ioErrorTrials(trials: number, step = 7): Promise<TrialRepo
   return report;
 }
 
-/** Run `fh hook` for `count` PreToolUse events at once; every file must be tracked afterwards. */
+/**
+ * Run `fh hook` for `count` PreToolUse events at once (each a Write of its own file), each with
+ * the default budget. Violations: a hook that let its edit go ahead (exit 0) without the file
+ * tracked (bytes lost: one per file), a hook that blocked its edit (exit 2: no backup in time;
+ * nothing lost, but the agent must retry), and a prepared copy left in the store. Outcomes count
+ * exit codes and the time the slowest hook took.
+ */
 export async function concurrentHookTrials(count: number): Promise<TrialReport> {
   const report: TrialReport = { name: `${count} concurrent PreToolUse hooks`, trials: 1, violations: [], bytesLost: 0 };
   const fixture = await createFixture({ files: 8 });
@@ -402,27 +408,41 @@ export async function concurrentHookTrials(count: number): Promise<TrialReport> 
     const paths = Array.from({ length: count }, (_, index) => join(fixture.project, 'hooked', `h${index}.txt`));
     await mkdir(join(fixture.project, 'hooked'), { recursive: true });
     await Promise.all(paths.map((path, index) => writeFile(path, `hooked ${index}\n`)));
-    await Promise.all(
+    const started = Date.now();
+    let slowest = 0;
+    const exits = await Promise.all(
       paths.map(
         (path) =>
-          new Promise<void>((resolve) => {
-            const child = spawn(process.execPath, [CLI, '--store', `fs:${fixture.store}`, '--project', fixture.project, 'hook'], { cwd: fixture.project, stdio: ['pipe', 'ignore', 'ignore'] });
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            const child = spawn(process.execPath, [CLI, '--store', `fs:${fixture.store}`, '--project', fixture.project, 'hook'], { cwd: fixture.project, stdio: ['pipe', 'ignore', 'pipe'] });
+            let stderr = '';
+            child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
             child.stdin.end(JSON.stringify({ session_id: 's', cwd: fixture.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path, content: 'x' } }));
-            child.on('exit', () => resolve());
+            child.on('close', (code) => {
+              slowest = Math.max(slowest, Date.now() - started);
+              resolve({ code, stderr });
+            });
           }),
       ),
     );
+    for (const exit of exits) noteOutcome(report, exit.code === 2 ? `exit 2 (${exit.stderr.includes('is locked') ? 'lock still held at the end of the budget' : 'out of time'})` : `exit ${exit.code}`);
+    noteOutcome(report, `all done after ${(slowest / 1000).toFixed(1)} s`);
     const history = await FileHistory.open({ projectRoot: fixture.project, sessionId: 's', store: new FsBackupStore({ root: fixture.store }), env: {} });
     try {
       const latest = history.state.snapshots.at(-1)?.trackedFileBackups ?? {};
-      const missing = paths.map((path) => relative(fixture.project, path)).filter((path) => latest[path]?.backupFileName == null);
-      if (missing.length > 0) {
-        report.violations.push({ trial: 'hooks', invariant: 'every hooked edit is backed up', detail: `${missing.length} of ${count} not tracked (${missing.slice(0, 3).join(', ')})` });
-        report.bytesLost += missing.length;
+      const untracked = (index: number) => latest[relative(fixture.project, paths[index] as string)]?.backupFileName == null;
+      const unbacked = exits.flatMap((exit, index) => (exit.code !== 2 && untracked(index) ? [index] : []));
+      if (unbacked.length > 0) {
+        report.violations.push({ trial: 'hooks', invariant: 'no edit goes ahead without its backup', detail: `${unbacked.length} of ${count} exited ${exits[unbacked[0] as number]?.code} untracked (${(exits[unbacked[0] as number]?.stderr ?? '').trim().split('\n').at(-1)})` });
+        report.bytesLost += unbacked.length;
       }
+      const blocked = exits.filter((exit) => exit.code === 2);
+      if (blocked.length > 0) report.violations.push({ trial: 'hooks', invariant: 'every hooked edit is backed up in time', detail: `${blocked.length} of ${count} blocked their edit (${(blocked[0]?.stderr ?? '').trim().split('\n').at(-1)})` });
     } finally {
       await history.close();
     }
+    const temps = readdirSync(join(fixture.store, 'file-history', 's')).filter((name) => name.startsWith('.fh-tmp-'));
+    if (temps.length > 0) report.violations.push({ trial: 'hooks', invariant: 'no temp file left', detail: `store: ${temps.length} (${temps.slice(0, 2).join(', ')})` });
   } finally {
     await fixture.remove();
   }

@@ -4,7 +4,8 @@
  * power loss, with the interrupted-undo invariant checked too); 100 SIGKILLs at seeded random
  * moments of each of `fh rewind` and `fh undo`; 18 rounds of the symlink-swap race; 4 full-disk
  * and 8 injected-EIO rewinds; 220 concurrent hooks. `FH_FAULTS_SCALE=0.2` runs a fifth of the
- * real-process trials. Exits 1 when any invariant broke.
+ * real-process trials. `FH_FAULTS_ONLY=<words>` runs only the suites whose name contains one of
+ * the comma-separated words (`FH_FAULTS_ONLY=hooks`, `=crash,rewind`). Exits 1 when any invariant broke.
  */
 import { OPERATIONS, runCrashPoints } from './crash-scenarios.js';
 import { concurrentHookTrials, fullDiskTrials, ioErrorTrials, killTrials, symlinkRaceTrials, type TrialReport } from './disk-trials.js';
@@ -20,10 +21,14 @@ interface Line {
   note: string;
 }
 
+const only = (process.env.FH_FAULTS_ONLY ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
+const wanted = (suite: string) => only.length === 0 || only.some((word) => suite.includes(word));
+
 const lines: Line[] = [];
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 for (const operation of OPERATIONS) {
+  if (!wanted(`crash points: ${operation.name}`)) continue;
   log(`crash points: ${operation.name} ...`);
   const report = await runCrashPoints(operation, { checkInterruptedUndo: true });
   const kinds = [...new Set(report.violations.map((violation) => violation.invariant))];
@@ -35,18 +40,19 @@ const add = (report: TrialReport) => {
   const outcomes = Object.entries(report.outcomes ?? {}).map(([outcome, count]) => `${count}× ${outcome}`);
   lines.push({ suite: report.name, trials: report.trials, violations: report.violations.length, bytesLost: report.bytesLost, note: report.skipped !== undefined ? `skipped: ${report.skipped}` : [...kinds, ...outcomes].join('; ') });
 };
-log('SIGKILL during rewind ...');
-add(await killTrials('rewind', scaled(100), 1, { files: 80 }));
-log('SIGKILL during undo ...');
-add(await killTrials('undo', scaled(100), 2, { files: 80 }));
-log('symlink swap race ...');
-add(await symlinkRaceTrials(scaled(18)));
-log('full disk ...');
-add(await fullDiskTrials(scaled(4)));
-log('EIO from fsync ...');
-add(await ioErrorTrials(scaled(8), 5));
-log('concurrent hooks ...');
-add(await concurrentHookTrials(scaled(220)));
+const trials: [string, () => Promise<TrialReport>][] = [
+  ['SIGKILL during rewind', () => killTrials('rewind', scaled(100), 1, { files: 80 })],
+  ['SIGKILL during undo', () => killTrials('undo', scaled(100), 2, { files: 80 })],
+  ['symlink swap race', () => symlinkRaceTrials(scaled(18))],
+  ['full disk', () => fullDiskTrials(scaled(4))],
+  ['EIO from fsync', () => ioErrorTrials(scaled(8), 5)],
+  ['concurrent hooks', () => concurrentHookTrials(scaled(220))],
+];
+for (const [suite, trial] of trials) {
+  if (!wanted(suite)) continue;
+  log(`${suite} ...`);
+  add(await trial());
+}
 
 const header = ['suite', 'trials', 'violations', 'bytes lost', 'notes'];
 const rows = lines.map((line) => [line.suite, String(line.trials), String(line.violations), String(line.bytesLost), line.note]);

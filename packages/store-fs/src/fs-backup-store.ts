@@ -37,6 +37,11 @@
  * the session open, was killed, or went stale: the lock's unclean mark, `session-lock-fs.ts`)
  * removes the `.fh-tmp-*` files in its folder: only the lock holder writes backups there, so any
  * temp is a leftover of that holder. After a clean close the folder is not listed.
+ * Temp names `.fh-tmp-{host}.{pid}.{token}-{n}` name the machine (8 hex of its name's sha256)
+ * and process that writes them. A hook's copy made before it takes the lock (`prepareBackup`) is
+ * a temp of its own folder, `{session}/.fh-tmp-prepared/`, which every lock taker lists (a few
+ * entries at most; ENOENT when none): it removes those whose process of this machine no longer
+ * runs (another machine's after an hour), so a hook killed while it waited leaves nothing behind.
  *
  * Metadata calls on single paths (stat, lstat, link, unlink, rename) are synchronous: each is one
  * system call of a few microseconds on a local disk, where the `fs/promises` twin costs a
@@ -54,6 +59,7 @@ import {
   errnoCode,
   type BackupInfo,
   type BackupStore,
+  type PreparedBackup,
   type SessionLock,
   type SessionLog,
   type SessionLogOptions,
@@ -109,6 +115,18 @@ const REQUIRED_FILE_SYSTEM_MEMBERS = [
 
 /** Errors of `link` after which carryBackup copies instead (no hard link across or on this file system). */
 const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
+
+/** This machine in temp names: 8 hex digits of its host name's sha256. */
+const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+/** A temp name's writer: `.fh-tmp-{host}.{pid}.` (older fh named temps `.fh-tmp-{token}-{n}`). */
+const TEMP_WRITER = /^\.fh-tmp-([0-9a-f]{8})\.([0-9]+)\./;
+
+/** The folder of a session's prepared copies (`prepareBackup`), inside its folder; a temp name, so never listed as a backup. */
+const PREPARED_FOLDER = `${TEMP_PREFIX}prepared`;
+
+/** Age after which a temp written on another machine (whose process fh cannot ask about) is removed, in ms. */
+const FOREIGN_TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 
 /** Errors of `link` meaning the file system has no hard links; putBackup then renames into place. */
 const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP']);
@@ -188,6 +206,63 @@ export class FsBackupStore implements BackupStore {
     }
     if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
     return this.copyIntoPlace(sourcePath, finalPath, context);
+  }
+
+  /**
+   * Copy `sourcePath` into a temp of the session's folder and fsync it (see
+   * `BackupStore.prepareBackup`); `commit` hard-links it to its backup name (as `putBackup` does)
+   * and removes the temp. Errors as `putBackup`; on failure nothing is left behind.
+   */
+  async prepareBackup(sessionId: string, sourcePath: string): Promise<PreparedBackup> {
+    validateName('sessionId', sessionId);
+    const folder = this.sessionFolder(sessionId);
+    const context = `prepare a backup of "${sourcePath}" (session "${sessionId}")`;
+    let stats;
+    try {
+      stats = this.fs.statSync(sourcePath);
+    } catch (error) {
+      throw translateSourceError(error, context);
+    }
+    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
+    const preparedFolder = join(folder, PREPARED_FOLDER);
+    const tempPath = this.tempPath(preparedFolder);
+    let info: BackupInfo;
+    try {
+      this.refuseLinkedFolder(folder);
+      this.refuseLinkedFolder(preparedFolder);
+      const sparseHash = await this.copyToTemp(sourcePath, tempPath, preparedFolder, context);
+      const copied = this.fs.statSync(tempPath);
+      const sha256 = sparseHash ?? (await this.hashFile(tempPath, copied.size));
+      await this.syncFile(tempPath, this.readNoFollow());
+      info = { size: copied.size, mode: copied.mode & 0o7777, sha256 };
+    } catch (error) {
+      unlinkQuietly(this.fs, tempPath);
+      throw translateFsError(error, context);
+    }
+    let state: 'prepared' | 'committed' | 'discarded' = 'prepared';
+    return {
+      sourcePath,
+      info,
+      commit: async (backupFileName: string) => {
+        const finalPath = this.backupPath(sessionId, backupFileName);
+        const commitContext = `back up "${sourcePath}" as "${backupFileName}" (session "${sessionId}")`;
+        if (state !== 'prepared') throw new InvalidArgumentError(`${commitContext}: the prepared copy was already ${state}`);
+        try {
+          this.linkIntoPlace(tempPath, finalPath, commitContext);
+        } catch (error) {
+          if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${commitContext}: backup already exists`, { cause: error });
+          throw translateFsError(error, commitContext);
+        }
+        state = 'committed';
+        unlinkQuietly(this.fs, tempPath);
+        this.noteUnsynced(sessionId, finalPath);
+      },
+      discard: async () => {
+        if (state !== 'prepared') return;
+        state = 'discarded';
+        unlinkQuietly(this.fs, tempPath);
+      },
+    };
   }
 
   /** Size and permission bits of a backup, or null when it does not exist. */
@@ -398,6 +473,7 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
     await this.tidyAfterUncleanHolder(sessionId, lockPath);
+    await this.removeTemporaryFiles(sessionId, join(this.sessionFolder(sessionId), PREPARED_FOLDER));
     await removeStaleLockTemps(lockPath);
     let released = false;
     return {
@@ -468,12 +544,13 @@ export class FsBackupStore implements BackupStore {
   }
 
   /**
-   * Remove the `.fh-tmp-*` files of a session's folder: called with the session's lock just
-   * taken, when any temp there is a leftover of a killed process (only the lock holder writes
-   * backups). Tidying: failures are ignored.
+   * Remove the `.fh-tmp-*` files of a session's folder (or its prepared-copies folder, `folder`)
+   * left by processes that are gone: called with the session's lock just taken. A temp of a
+   * running process of this machine stays (this process's own, or a hook's prepared copy), one of
+   * another machine stays for {@link FOREIGN_TEMP_MAX_AGE_MS}; older fh's temps go. Tidying:
+   * failures are ignored.
    */
-  protected async removeTemporaryFiles(sessionId: string): Promise<void> {
-    const folder = this.sessionFolder(sessionId);
+  protected async removeTemporaryFiles(sessionId: string, folder = this.sessionFolder(sessionId)): Promise<void> {
     let names: string[];
     try {
       this.refuseLinkedFolder(folder);
@@ -481,10 +558,20 @@ export class FsBackupStore implements BackupStore {
     } catch {
       return;
     }
+    const running = new Map<number, boolean>();
     for (const name of names) {
       if (!name.startsWith(TEMP_PREFIX)) continue;
+      const writer = TEMP_WRITER.exec(name);
+      const pid = Number(writer?.[2]);
+      if (writer?.[1] === HOST_TAG && Number.isSafeInteger(pid) && pid > 0) {
+        let runs = running.get(pid);
+        if (runs === undefined) running.set(pid, (runs = processRuns(pid)));
+        if (runs) continue;
+      }
       try {
-        if (this.fs.lstatSync(join(folder, name)).isFile()) this.fs.unlinkSync(join(folder, name));
+        const stats = this.fs.lstatSync(join(folder, name));
+        if (writer !== null && writer[1] !== HOST_TAG && Date.now() - stats.mtimeMs < FOREIGN_TEMP_MAX_AGE_MS) continue;
+        if (stats.isFile()) this.fs.unlinkSync(join(folder, name));
       } catch {
         // Gone already: nothing to tidy.
       }
@@ -640,22 +727,14 @@ export class FsBackupStore implements BackupStore {
    */
   private async copyIntoPlace(sourcePath: string, finalPath: string, context: string): Promise<BackupInfo> {
     const folder = dirname(finalPath);
-    const tempPath = join(folder, `${TEMP_PREFIX}${this.tempToken}-${(this.tempCounter += 1)}`);
+    const tempPath = this.tempPath(folder);
     let copied = false;
     try {
       const sparseHash = await this.copyToTemp(sourcePath, tempPath, folder, context);
       copied = true;
       const stats = this.fs.statSync(tempPath);
       const sha256 = sparseHash ?? (await this.hashFile(tempPath, stats.size));
-      try {
-        this.fs.linkSync(tempPath, finalPath);
-      } catch (error) {
-        const code = errnoCode(error);
-        if (code === undefined || !NO_HARD_LINK_CODES.has(code)) throw error;
-        if (await this.exists(finalPath, context)) throw new ConflictError(`${context}: backup already exists`, { cause: error });
-        this.fs.renameSync(tempPath, finalPath);
-        copied = false;
-      }
+      if (this.linkIntoPlace(tempPath, finalPath, context) === 'renamed') copied = false;
       this.noteUnsynced(sessionIdOf(finalPath), finalPath);
       return { size: stats.size, mode: stats.mode & 0o7777, sha256 };
     } catch (error) {
@@ -663,6 +742,29 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, context);
     } finally {
       if (copied) unlinkQuietly(this.fs, tempPath);
+    }
+  }
+
+  /** A new temp name in `folder`, naming this machine and process (see the module comment). */
+  private tempPath(folder: string): string {
+    return join(folder, `${TEMP_PREFIX}${HOST_TAG}.${process.pid}.${this.tempToken}-${(this.tempCounter += 1)}`);
+  }
+
+  /**
+   * Hard-link the complete temp `tempPath` to `finalPath` (EEXIST thrown as is: the name is
+   * taken, nothing overwritten), or where the file system has no hard links rename it there after
+   * checking the name is free (ConflictError when taken). Returns how; the caller removes a linked temp.
+   */
+  private linkIntoPlace(tempPath: string, finalPath: string, context: string): 'linked' | 'renamed' {
+    try {
+      this.fs.linkSync(tempPath, finalPath);
+      return 'linked';
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === undefined || !NO_HARD_LINK_CODES.has(code)) throw error;
+      if (this.existsSync(finalPath, context)) throw new ConflictError(`${context}: backup already exists`, { cause: error });
+      this.fs.renameSync(tempPath, finalPath);
+      return 'renamed';
     }
   }
 
@@ -717,7 +819,7 @@ export class FsBackupStore implements BackupStore {
     return hash.digest('hex');
   }
 
-  private async exists(path: string, context: string): Promise<boolean> {
+  private existsSync(path: string, context: string): boolean {
     try {
       this.fs.lstatSync(path);
       return true;

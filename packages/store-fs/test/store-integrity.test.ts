@@ -1,6 +1,10 @@
 import { mkdir, open, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileHistory, prepareTrackEdit } from '@fh/core';
 import { FsBackupStore } from '../src/index.js';
 import { errnoError, faultyFileSystem, listTree, temporaryFolder } from './helpers.js';
 
@@ -98,5 +102,69 @@ describe('no links inside the store', () => {
     const stream = store.sessionLog('s1').readStream?.();
     await expect(stream?.[Symbol.asyncIterator]().next()).rejects.toMatchObject(refusal);
     expect(await readFile(join(base, 'outside.jsonl'), 'utf8')).toBe('{"type":"outside"}\n');
+  });
+});
+
+describe('prepared copies of killed hooks', () => {
+  it('every lock taker removes the prepared copies whose process is gone, keeping a running process\'s and a fresh one of another machine', async () => {
+    const { root, store } = await recordingStore();
+    const folder = join(root, 'file-history', 's1', '.fh-tmp-prepared');
+    await mkdir(folder, { recursive: true });
+    const host = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+    const gone = spawnSync(process.execPath, ['-e', '']).pid as number;
+    await writeFile(join(folder, `.fh-tmp-${host}.${gone}.00ff00ff00ff00ff-1`), 'a killed hook\'s copy');
+    await writeFile(join(folder, `.fh-tmp-${host}.${process.ppid}.00ff00ff00ff00ff-2`), 'a waiting hook\'s copy');
+    await writeFile(join(folder, '.fh-tmp-0badc0de.1.00ff00ff00ff00ff-3'), 'another machine, fresh');
+    const lock = await store.lockSession('s1');
+    try {
+      expect((await readdir(folder)).sort()).toEqual(['.fh-tmp-0badc0de.1.00ff00ff00ff00ff-3', `.fh-tmp-${host}.${process.ppid}.00ff00ff00ff00ff-2`]);
+    } finally {
+      await lock.release();
+    }
+  });
+});
+
+describe('prepareBackup', () => {
+  it('copies the bytes durably under a temp name, gives them a backup name on commit (a taken name is refused, another works) and leaves no temp', async () => {
+    const { root, store } = await recordingStore();
+    const source = join(root, '..', 'work.txt');
+    await writeFile(source, 'before the edit\n', { mode: 0o640 });
+    await store.putBackup('s1', 'a@v1', source);
+    const prepared = await store.prepareBackup('s1', source);
+    expect(prepared.info).toEqual({ size: 16, mode: 0o640, sha256: createHash('sha256').update('before the edit\n').digest('hex') });
+    const folder = join(root, 'file-history', 's1');
+    expect(await readdir(join(folder, '.fh-tmp-prepared'))).toHaveLength(1);
+    await expect(prepared.commit('a@v1')).rejects.toMatchObject({ code: 'FH_CONFLICT' });
+    await prepared.commit('a@v2');
+    await expect(prepared.commit('a@v3')).rejects.toMatchObject({ code: 'FH_INVALID_ARGUMENT' });
+    await prepared.discard();
+    expect((await readdir(folder)).sort()).toEqual(['.fh-tmp-prepared', 'a@v1', 'a@v2']);
+    expect(await readdir(join(folder, '.fh-tmp-prepared'))).toEqual([]);
+    expect(await store.listBackups('s1')).toEqual(['a@v1', 'a@v2']);
+    expect(await readFile(join(folder, 'a@v2'), 'utf8')).toBe('before the edit\n');
+    const unused = await store.prepareBackup('s1', source);
+    await unused.discard();
+    expect(await readdir(join(folder, '.fh-tmp-prepared'))).toEqual([]);
+    await expect(store.prepareBackup('s1', join(root, '..', 'missing.txt'))).rejects.toMatchObject({ code: 'FH_NOT_FOUND' });
+  });
+
+  it('trackEdit names a prepared copy as the backup, and removes a second one for a file the turn tracked meanwhile', async () => {
+    const { root, workspace, store } = await recordingStore();
+    await writeFile(join(workspace, 'a.txt'), 'first\n');
+    const history = await FileHistory.open({ projectRoot: workspace, sessionId: 's1', store, env: {} });
+    try {
+      await history.makeSnapshot('m1');
+      const first = await prepareTrackEdit(store, 's1', join(workspace, 'a.txt'));
+      const second = await prepareTrackEdit(store, 's1', join(workspace, 'a.txt'));
+      await history.trackEdit('a.txt', first === undefined ? {} : { prepared: first });
+      await history.trackEdit('a.txt', second === undefined ? {} : { prepared: second });
+      const entry = history.state.snapshots.at(-1)?.trackedFileBackups['a.txt'];
+      expect([entry?.backupFileName?.slice(16), entry?.version, entry?.backupTime]).toEqual(['@v1', 1, first?.startedAt]);
+      expect(await readdir(join(root, 'file-history', 's1', '.fh-tmp-prepared'))).toEqual([]);
+      expect((await store.listBackups('s1')).map((name) => name.slice(16))).toEqual(['@v1']);
+      expect(await readFile(join(root, 'file-history', 's1', entry?.backupFileName as string), 'utf8')).toBe('first\n');
+    } finally {
+      await history.close();
+    }
   });
 });

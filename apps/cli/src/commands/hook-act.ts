@@ -7,6 +7,13 @@
  * event first reads them without the lock: a file the newest snapshot already tracks is settled
  * there, and nothing else is done; only an edit that must back a file up takes the lock, and
  * reads the ends again under it (records appended meanwhile count).
+ *
+ * The session's lock is held as briefly as the work allows (issue 10: hundreds of hooks at once
+ * share it): an edit that must back a file up copies the file's bytes into the store first
+ * (`prepareTrackEdit`, a durable temp no record references), then takes the lock only to decide
+ * (the file may be tracked meanwhile: the copy is removed) and to name the copy and append its
+ * record. The lock is waited for up to the end of the hook's budget (`HookOptions.deadline`,
+ * less {@link RECORD_MARGIN_MS} to record).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
@@ -20,6 +27,7 @@ import {
   latestSnapshotFromLog,
   latestSnapshotFromTail,
   parseFhSessionRecord,
+  prepareTrackEdit,
   readLogEnds,
   realPathOrNearest,
   tailMayTrack,
@@ -29,6 +37,7 @@ import {
   type BackupStore,
   type LogEnds,
   type LogRecord,
+  type PreparedEdit,
   type SessionLock,
   worktreeStateRecord,
   WORKTREE_STATE_RECORD_TYPE,
@@ -42,14 +51,20 @@ import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command
 import type { HookAction, HookEvent, HookOptions } from './hook.js';
 
 /**
- * How long to wait for a session held by another process, in ms: longer than the fs store's
- * default stale time (10 s), so a lock left by a process that was killed is taken over rather
- * than given up on.
+ * How long to wait for a session held by another process when the hook has no deadline, in ms:
+ * longer than the fs store's default stale time (10 s), so a lock left by a process that was
+ * killed is taken over rather than given up on.
  */
 const LOCK_WAIT_MS = 15_000;
 
-/** Pause between attempts to lock a held session, in ms. */
+/** Time kept at the end of the hook's budget for the work under the lock, in ms. */
+const RECORD_MARGIN_MS = 1_000;
+
+/** First pause between attempts to lock a held session, in ms; it doubles (with jitter) up to {@link LOCK_RETRY_MAX_MS}. */
 const LOCK_RETRY_MS = 25;
+
+/** Longest pause between attempts, in ms: hundreds of waiting hooks must not spend the CPU the holder needs. */
+const LOCK_RETRY_MAX_MS = 400;
 
 /** The checked fields of an event fh acts on (see `hook-input.ts`). */
 export interface HookEventFields {
@@ -77,7 +92,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   // recorded (so a missing project touches no store).
   const fallback = options.project !== undefined ? resolve(cwd, options.project) : environment.CLAUDE_PROJECT_DIR ? resolve(cwd, environment.CLAUDE_PROJECT_DIR) : cwd;
   const lockFirst = action.kind !== 'edit' && (await isFolder(fallback));
-  let lock = lockFirst ? await lockSession(store, sessionId) : undefined;
+  const lockUntil = options.deadline === undefined ? Date.now() + LOCK_WAIT_MS : Math.max(Date.now(), options.deadline - RECORD_MARGIN_MS);
+  let lock = lockFirst ? await lockSession(store, sessionId, lockUntil) : undefined;
+  let prepared: PreparedEdit | undefined;
   try {
     let ends = await readLogEnds(log);
     let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
@@ -104,11 +121,14 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       // Only a path with no symlink on the way is settled here: through a link, the file the edit
       // writes is another one, which trackEdit resolves and may not have backed up yet.
       const entry = key === undefined ? undefined : latest?.trackedFileBackups[key];
-      if (entry !== undefined && entryChangedBy(entry, agent) && !throughSymlink(projectRoot, absolutePath)) return;
+      const linked = key === undefined || throughSymlink(projectRoot, absolutePath);
+      if (entry !== undefined && entryChangedBy(entry, agent) && !linked) return;
+      // The bytes before the lock (the file itself only: through a link, trackEdit resolves it).
+      if (lock === undefined && entry === undefined && !linked) prepared = await prepareTrackEdit(store, sessionId, absolutePath);
     }
     if (lock === undefined) {
       // A backup to make (or a record to write): under the lock, from the log as it is now.
-      lock = await lockSession(store, sessionId);
+      lock = await lockSession(store, sessionId, lockUntil);
       ends = await readLogEnds(log);
       everything = ends?.whole === true ? ends.head : undefined;
     }
@@ -138,7 +158,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
         // No snapshot yet (no prompt seen, e.g. hooks installed mid-session): take a session-start
         // checkpoint first, so this edit has a turn to attach its backup to.
         if (history.state.snapshots.length === 0) await history.makeSnapshot(randomUUID());
-        await (agent.by === 'subagent' ? history.forSubagent(agent).trackEdit(absolutePath) : history.trackEdit(absolutePath));
+        const trackOptions = prepared === undefined ? {} : { prepared };
+        await (agent.by === 'subagent' ? history.forSubagent(agent).trackEdit(absolutePath, trackOptions) : history.trackEdit(absolutePath, trackOptions));
         return;
       }
       if (action.kind === 'stop' && history.state.snapshots.length === 0) return;
@@ -178,23 +199,24 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       warnings.flush();
     }
   } finally {
+    await prepared?.backup.discard();
     await lock?.release();
   }
 }
 
 /**
- * The session's lock, waiting up to {@link LOCK_WAIT_MS} for another holder; undefined for a
- * store that cannot lock. Throws the last `LockedError` past the wait, and the store's errors.
+ * The session's lock, waiting until `until` (ms since the epoch) for another holder; undefined
+ * for a store that cannot lock. Throws the last `LockedError` past the wait, and the store's errors.
  */
-async function lockSession(store: BackupStore, sessionId: string): Promise<SessionLock | undefined> {
+async function lockSession(store: BackupStore, sessionId: string, until: number): Promise<SessionLock | undefined> {
   if (!store.capabilities.locking || typeof store.lockSession !== 'function') return undefined;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
+  for (let attempt = 0; ; attempt += 1) {
     try {
       return await store.lockSession(sessionId);
     } catch (error) {
-      if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() >= deadline) throw error;
-      await new Promise((wake) => setTimeout(wake, LOCK_RETRY_MS));
+      if (!FhError.hasCode(error, 'FH_LOCKED') || Date.now() >= until) throw error;
+      const pause = Math.min(LOCK_RETRY_MAX_MS, LOCK_RETRY_MS * 2 ** attempt) * (0.5 + Math.random());
+      await new Promise((wake) => setTimeout(wake, Math.max(0, Math.min(pause, until - Date.now()))));
     }
   }
 }

@@ -39,7 +39,11 @@
  * non-empty string and its `cwd` an absolute path; a `UserPromptSubmit`'s `prompt` a string (an
  * array of text blocks gives its text parts): otherwise the message says which field was wrong and
  * nothing is recorded (`hook-input.ts`). It prints nothing on stdout (an agent may add hook output to the model's
- * context) and never blocks the agent: any error is logged to stderr and the exit code stays 0.
+ * context) and blocks the agent only to keep an edit from going ahead without its backup: a
+ * `PreToolUse` edit whose backup could not be made within the hook's budget (the session's lock
+ * stayed held, the store did not answer) exits 2, which makes Claude Code block the tool call and
+ * show the model the stderr message (nothing was changed; retry the edit). Any other error is
+ * logged to stderr and the exit code stays 0.
  */
 import { fileURLToPath } from 'node:url';
 import { checkpointingDisabled } from '../checkpointing.js';
@@ -75,24 +79,38 @@ export interface HookOptions {
   store?: string;
   project?: string;
   environment?: NodeJS.ProcessEnv;
+  /** When the hook's budget ends (ms since the epoch): waiting for the session's lock stops before it. */
+  deadline?: number;
 }
 
 /** The hook's whole budget per event, in ms, unless `FH_HOOK_TIMEOUT_MS` says otherwise. */
 const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
 
+/** Exit code of a `PreToolUse` hook that blocks the tool call (Claude Code shows stderr to the model). */
+const BLOCK_EXIT_CODE = 2;
+
 /**
  * Read one hook event from stdin (once, linearly: see `hook-input.ts`; an event over 8 MiB keeps
- * only its scalar fields, `tool_input.file_path` among them) and act on it; always resolves (errors go to stderr). The agent
- * is never held longer than the hook's budget (`FH_HOOK_TIMEOUT_MS`, default 30 s; a store that
- * does not answer, say): past it the hook says so on stderr and the process exits 0.
+ * only its scalar fields, `tool_input.file_path` among them) and act on it; resolves with the exit
+ * code (errors go to stderr). The agent is never held longer than the hook's budget
+ * (`FH_HOOK_TIMEOUT_MS`, default 30 s): past it the hook says so on stderr and the process exits,
+ * 0, or 2 for an edit whose backup was not made (the edit is blocked, see the module comment),
+ * as it does when the session's lock stays held up to the end of the budget.
  */
-export async function runHookFromStdin(options: HookOptions = {}): Promise<void> {
+export async function runHookFromStdin(options: HookOptions = {}): Promise<number> {
   const budgetMs = hookTimeoutMs(options.environment ?? process.env);
+  let edit: { path: string; tool: string } | undefined;
+  const blocked = (reason: string): number => {
+    process.stderr.write(`fh hook: could not back up ${edit?.path} before the ${edit?.tool} call within the hook's ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS): ${reason}. The ${edit?.tool} call was blocked so that no edit goes ahead without its backup: nothing was changed; retry it.\n`);
+    return BLOCK_EXIT_CODE;
+  };
   const deadline = setTimeout(() => {
+    if (edit !== undefined) process.exit(blocked('the hook ran out of time'));
     process.stderr.write(`fh hook: gave up after ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS); this event was not recorded\n`);
     process.exit(0);
   }, budgetMs);
   deadline.unref();
+  const hookOptions: HookOptions = { ...options, deadline: Date.now() + budgetMs };
   try {
     if (stdinIsDevice()) throw new Error('expects one hook event as JSON on stdin (see fh hook install)');
     const input = await readHookEvent(stdinChunks());
@@ -101,11 +119,25 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<void>
     if (input.reduced && (event as HookEvent).hook_event_name === 'UserPromptSubmit' && input.dropped.includes('prompt')) {
       process.stderr.write(`fh hook: warning: the prompt is ${input.bytes} bytes, over the ${MAX_PARSED_EVENT_BYTES} bytes fh reads whole; its turn is recorded without the prompt's text\n`);
     }
-    await handleHookEvent(event as HookEvent, options);
+    edit = editOf(event as HookEvent);
+    await handleHookEvent(event as HookEvent, hookOptions);
   } catch (error) {
-    process.stderr.write(`fh hook: ${describeError(error).message}\n`);
+    const { message } = describeError(error);
+    if (edit !== undefined && (error as { code?: unknown }).code === 'FH_LOCKED') return blocked(message);
+    process.stderr.write(`fh hook: ${message}\n`);
   } finally {
     clearTimeout(deadline);
+  }
+  return 0;
+}
+
+/** The file and tool of an edit event (`PreToolUse` of an edit tool), else undefined. */
+function editOf(event: HookEvent): { path: string; tool: string } | undefined {
+  try {
+    const action = hookAction(event);
+    return action?.kind === 'edit' ? { path: action.path, tool: String(event.tool_name) } : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -172,6 +204,6 @@ function loadHookAct(environment: NodeJS.ProcessEnv, variant: string): { actOnHo
 }
 
 /** `fh hook` through the command table (when given options the short path does not read). */
-export async function run(context: CommandContext): Promise<void> {
-  await runHookFromStdin({ store: context.options.store, project: context.options.project, environment: context.environment });
+export async function run(context: CommandContext): Promise<number> {
+  return runHookFromStdin({ store: context.options.store, project: context.options.project, environment: context.environment });
 }

@@ -13,6 +13,7 @@ import { createMetadataReader } from '../metadata.js';
 import { backupFileName } from '../paths.js';
 import type { BackupInfo, BackupStore } from '../store.js';
 import type { FileHistoryBackup } from '../types.js';
+import type { PreparedEdit } from './prepare-edit.js';
 
 /** Versions tried past a taken name before giving up with the store's `ConflictError`. */
 const MAX_TAKEN_NAMES_SKIPPED = 16;
@@ -48,6 +49,24 @@ export async function createBackup(context: FileHistoryContext, absolutePath: st
         await assertAbsent(context, absolutePath, error);
         return { backupFileName: null, version: version + skipped, backupTime: put.startedAt };
       }
+      if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= MAX_TAKEN_NAMES_SKIPPED) throw error;
+    }
+  }
+}
+
+/**
+ * Give the bytes `prepared` copied of `absolutePath` (`prepareTrackEdit`) the backup name of
+ * `version`, or of the next free version when a name is taken (as {@link createBackup}); the
+ * entry's `backupTime` is when that copy started. Throws the store's errors.
+ */
+export async function commitPrepared(prepared: PreparedEdit, absolutePath: string, version: number): Promise<FileHistoryBackup> {
+  const { info } = prepared.backup;
+  for (let skipped = 0; ; skipped += 1) {
+    const name = backupFileName(absolutePath, version + skipped);
+    try {
+      await prepared.backup.commit(name);
+      return { backupFileName: name, version: version + skipped, backupTime: prepared.startedAt, size: info.size, mode: info.mode, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
+    } catch (error) {
       if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= MAX_TAKEN_NAMES_SKIPPED) throw error;
     }
   }

@@ -24,16 +24,29 @@
  * `agent` (default the main agent) is added the first time it changes the file in the turn — on
  * the new backup, or, when the turn already tracks the file, on its entry alone (one record, no
  * copy). An agent already listed costs nothing.
+ *
+ * Prepared bytes (issue 10): a process that must not hold the session's lock while it copies (a
+ * hook among hundreds) copies the file first (`prepareTrackEdit`, `BackupStore.prepareBackup`)
+ * and passes the copy in `options.prepared`: phase 2 then only gives it its backup name. The copy
+ * is removed when it is not needed (the turn tracks the file already, the links lead elsewhere)
+ * and on any error.
  */
 import { resolve } from 'node:path';
 import { attachBackup } from './attach-backups.js';
 import { FhError, NotFoundError, OutsideRootError } from '../errors.js';
-import { createBackup } from './create-backup.js';
+import { commitPrepared, createBackup } from './create-backup.js';
+import type { PreparedEdit } from './prepare-edit.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { toAbsolutePath, toTrackingPath } from '../paths.js';
 import { realTrackingPath, resolveLinks } from './resolve-links.js';
 import { isBackupReferenced, nextVersion } from '../state/state-queries.js';
 import { attributionFor, entryChangedBy, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
+
+/** Options of {@link fileHistoryTrackEdit}. */
+export interface TrackEditOptions {
+  /** The file's bytes copied into the store before (see `prepareTrackEdit`); consumed either way. */
+  prepared?: PreparedEdit;
+}
 
 /**
  * Call before `agent` (default: the main agent) writes `path` (absolute, or relative to the project root). Resolves once the
@@ -48,7 +61,17 @@ export async function fileHistoryTrackEdit(
   path: string,
   context: FileHistoryContext,
   agent: AgentIdentity = MAIN_AGENT,
+  options: TrackEditOptions = {},
 ): Promise<void> {
+  const { prepared } = options;
+  try {
+    await trackEdit(updateState, path, context, agent, prepared);
+  } finally {
+    await prepared?.backup.discard();
+  }
+}
+
+async function trackEdit(updateState: FileHistoryStateUpdater, path: string, context: FileHistoryContext, agent: AgentIdentity, prepared: PreparedEdit | undefined): Promise<void> {
   const givenTrackingPath = await trackingPathOf(context, path);
   const givenAbsolutePath = toAbsolutePath(context.projectRoot, givenTrackingPath);
   if (context.store.containsPath(givenAbsolutePath)) {
@@ -76,7 +99,8 @@ export async function fileHistoryTrackEdit(
     return;
   }
 
-  const backup = await context.limit(() => createBackup(context, absolutePath, nextVersion(captured, trackingPath)));
+  const version = nextVersion(captured, trackingPath);
+  const backup = prepared !== undefined && prepared.backup.sourcePath === absolutePath ? await commitPrepared(prepared, absolutePath, version) : await context.limit(() => createBackup(context, absolutePath, version));
 
   const outcome = await attachBackup(updateState, context, trackingPath, backup, attribution);
   if (outcome.attached) {
