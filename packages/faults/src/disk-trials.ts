@@ -8,7 +8,7 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -441,7 +441,8 @@ export async function concurrentHookTrials(count: number): Promise<TrialReport> 
     } finally {
       await history.close();
     }
-    const temps = readdirSync(join(fixture.store, 'file-history', 's')).filter((name) => name.startsWith('.fh-tmp-'));
+    const folder = join(fixture.store, 'file-history', 's');
+    const temps = [...readdirSync(folder).filter((name) => name.startsWith('.fh-tmp-') && name !== '.fh-tmp-prepared'), ...(existsSync(join(folder, '.fh-tmp-prepared')) ? readdirSync(join(folder, '.fh-tmp-prepared')) : [])];
     if (temps.length > 0) report.violations.push({ trial: 'hooks', invariant: 'no temp file left', detail: `store: ${temps.length} (${temps.slice(0, 2).join(', ')})` });
   } finally {
     await fixture.remove();

@@ -254,13 +254,13 @@ export class FsBackupStore implements BackupStore {
           throw translateFsError(error, commitContext);
         }
         state = 'committed';
-        unlinkQuietly(this.fs, tempPath);
+        await this.removePreparedCopy(tempPath);
         this.noteUnsynced(sessionId, finalPath);
       },
       discard: async () => {
         if (state !== 'prepared') return;
         state = 'discarded';
-        unlinkQuietly(this.fs, tempPath);
+        await this.removePreparedCopy(tempPath);
       },
     };
   }
@@ -473,7 +473,8 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
     await this.tidyAfterUncleanHolder(sessionId, lockPath);
-    await this.removeTemporaryFiles(sessionId, join(this.sessionFolder(sessionId), PREPARED_FOLDER));
+    const prepared = join(this.sessionFolder(sessionId), PREPARED_FOLDER);
+    if ((await this.removeTemporaryFiles(sessionId, prepared)) > 0) await this.fs.rmdir(prepared).catch(() => undefined);
     await removeStaleLockTemps(lockPath);
     let released = false;
     return {
@@ -547,16 +548,17 @@ export class FsBackupStore implements BackupStore {
    * Remove the `.fh-tmp-*` files of a session's folder (or its prepared-copies folder, `folder`)
    * left by processes that are gone: called with the session's lock just taken. A temp of a
    * running process of this machine stays (this process's own, or a hook's prepared copy), one of
-   * another machine stays for {@link FOREIGN_TEMP_MAX_AGE_MS}; older fh's temps go. Tidying:
-   * failures are ignored.
+   * another machine stays for {@link FOREIGN_TEMP_MAX_AGE_MS}; older fh's temps go. Returns how
+   * many it removed. Tidying: failures are ignored.
    */
-  protected async removeTemporaryFiles(sessionId: string, folder = this.sessionFolder(sessionId)): Promise<void> {
+  protected async removeTemporaryFiles(sessionId: string, folder = this.sessionFolder(sessionId)): Promise<number> {
     let names: string[];
+    let removed = 0;
     try {
       this.refuseLinkedFolder(folder);
       names = await this.fs.readdir(folder);
     } catch {
-      return;
+      return removed;
     }
     const running = new Map<number, boolean>();
     for (const name of names) {
@@ -571,11 +573,15 @@ export class FsBackupStore implements BackupStore {
       try {
         const stats = this.fs.lstatSync(join(folder, name));
         if (writer !== null && writer[1] !== HOST_TAG && Date.now() - stats.mtimeMs < FOREIGN_TEMP_MAX_AGE_MS) continue;
-        if (stats.isFile()) this.fs.unlinkSync(join(folder, name));
+        if (stats.isFile()) {
+          this.fs.unlinkSync(join(folder, name));
+          removed += 1;
+        }
       } catch {
         // Gone already: nothing to tidy.
       }
     }
+    return removed;
   }
 
   /** Whether a live (not stale) lock on the session is held by anyone, this process included. */
@@ -745,6 +751,16 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
+  /**
+   * Remove a prepared copy's temp and its folder when that is empty now (so a session folder
+   * shows only backups between hooks; a copy being prepared meanwhile keeps it, or recreates it:
+   * `copyToTemp`). Tidying: failures are ignored.
+   */
+  private async removePreparedCopy(tempPath: string): Promise<void> {
+    unlinkQuietly(this.fs, tempPath);
+    await this.fs.rmdir(dirname(tempPath)).catch(() => undefined);
+  }
+
   /** A new temp name in `folder`, naming this machine and process (see the module comment). */
   private tempPath(folder: string): string {
     return join(folder, `${TEMP_PREFIX}${HOST_TAG}.${process.pid}.${this.tempToken}-${(this.tempCounter += 1)}`);
@@ -775,13 +791,15 @@ export class FsBackupStore implements BackupStore {
    */
   private async copyToTemp(sourcePath: string, tempPath: string, folder: string, context: string): Promise<string | undefined> {
     const copy = (): Promise<string | undefined> => this.copyKeepingHoles(sourcePath, tempPath);
-    try {
-      return await copy();
-    } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw error;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await copy();
+      } catch (error) {
+        // A prepared copy's folder may be removed (empty) by another process between the mkdir and the copy: a few tries.
+        if (errnoCode(error) !== 'ENOENT' || attempt >= (basename(folder) === PREPARED_FOLDER ? 3 : 1)) throw error;
+      }
+      await this.mkdir(folder, context);
     }
-    await this.mkdir(folder, context);
-    return copy();
   }
 
   /**

@@ -121,10 +121,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       // Only a path with no symlink on the way is settled here: through a link, the file the edit
       // writes is another one, which trackEdit resolves and may not have backed up yet.
       const entry = key === undefined ? undefined : latest?.trackedFileBackups[key];
-      const linked = key === undefined || throughSymlink(projectRoot, absolutePath);
-      if (entry !== undefined && entryChangedBy(entry, agent) && !linked) return;
+      if (entry !== undefined && entryChangedBy(entry, agent) && !throughSymlink(projectRoot, absolutePath)) return;
       // The bytes before the lock (the file itself only: through a link, trackEdit resolves it).
-      if (lock === undefined && entry === undefined && !linked) prepared = await prepareTrackEdit(store, sessionId, absolutePath);
+      if (lock === undefined && entry === undefined && key !== undefined && !throughSymlink(projectRoot, absolutePath)) prepared = await prepareTrackEdit(store, sessionId, absolutePath);
     }
     if (lock === undefined) {
       // A backup to make (or a record to write): under the lock, from the log as it is now.
