@@ -35,8 +35,14 @@ import { join, resolve } from 'node:path';
 import ignore from 'ignore';
 import { I_CTIME_NSEC, I_CTIME_SEC, I_GID, I_INO, I_MODE, I_MTIME_NSEC, I_MTIME_SEC, I_SIZE, I_UID, indexField, oidAt, readIndex, type IndexEntries } from './git-index.js';
 import {
+  Builder,
   factsAt,
+  fields,
+  fieldsCtimeMs,
+  fieldsMtimeMs,
+  listInto,
   listTree,
+  type FindSink,
   N_CTIME_MS,
   N_CTIME_NSEC,
   N_CTIME_SEC,
@@ -73,25 +79,41 @@ export interface GitLocation {
 const TREE_STRIDE = 6;
 
 /**
- * What `scanBegin` keeps for `scanEnd`: the clean entries as flat arrays (entry `r` has path
- * `paths[r]`, facts `facts[r * 6 …]` — type code of `tree-listing.ts`, size, `st_mode`, mtime and
- * ctime in ms, inode — git mode `gitModes[r]` and object id `oids[r * oidBytes …]`).
+ * What `scanBegin` keeps for `scanEnd`: the clean entries as flat arrays, in the order the
+ * begin's listing gave them (so the end's listing, in the same order while folders are
+ * unchanged, is matched row by row without building a string per file). Row `r` has its path
+ * in `pathBytes[pathStarts[r], pathStarts[r + 1] - 1)` (UTF-8; rows are NUL-separated), facts
+ * `facts[r * 6 …]` (type code of `tree-listing.ts`, size, `st_mode`, mtime and ctime in ms,
+ * inode), git mode `gitModes[r]` and object id `oids[r * oidBytes …]`.
  */
 export interface ScanTree {
   /** When the begin's `lstat`s started (ms since the epoch). */
   beginMs: number;
   count: number;
-  paths: string[];
+  pathBytes: Buffer;
+  pathStarts: Uint32Array;
   facts: Float64Array;
   gitModes: Uint32Array;
   oids: Buffer;
   oidBytes: number;
+  /** Rows that are `.gitignore` files. */
+  gitignoreRows: number[];
   /** Project paths of the begin's dirty tracked files and untracked files. */
   known: string[];
   /** The begin's ignored keys (folders ignored whole end with `/`). */
   ignored: string[];
   /** Folders holding an index entry or an untracked file at begin: never ignored as a whole at the end. */
   folders: string[];
+}
+
+/** The project path of row `r`. */
+function rowPath(tree: ScanTree, r: number): string {
+  return tree.pathBytes.toString('utf8', tree.pathStarts[r] as number, (tree.pathStarts[r + 1] as number) - 1);
+}
+
+/** The object id of row `r`, hex. */
+function rowOid(tree: ScanTree, r: number): string {
+  return tree.oids.toString('hex', r * tree.oidBytes, (r + 1) * tree.oidBytes);
 }
 
 /** The begin's listing. */
@@ -252,23 +274,35 @@ function sortBegin(projectRoot: string, location: GitLocation, index: IndexEntri
   for (const path of untracked.own.keys()) addFoldersAbove(path, folders);
   for (const [path, facts] of untracked.own) own.set(path, facts);
   for (const { path, j } of dirty) own.set(path, j === -1 ? MISSING_FACTS : factsAt(listing, j));
+  // Rows in the listing's order (see ScanTree).
+  const indexOfListed = new Int32Array(listing.count).fill(-1);
+  for (let r = 0; r < clean; r += 1) indexOfListed[cleanListed[r] as number] = cleanIndex[r] as number;
   const oidBytes = index.oidBytes;
+  const paths: string[] = new Array<string>(clean);
+  const pathStarts = new Uint32Array(clean + 1);
   const tree: ScanTree = {
     beginMs,
     count: clean,
-    paths: new Array<string>(clean),
+    pathBytes: Buffer.alloc(0),
+    pathStarts,
     facts: new Float64Array(clean * TREE_STRIDE),
     gitModes: new Uint32Array(clean),
     oids: Buffer.allocUnsafe(clean * oidBytes),
     oidBytes,
+    gitignoreRows: [],
     known: [...own.keys()],
     ignored: [...untracked.ignored.keys()],
     folders: [...folders],
   };
-  for (let r = 0; r < clean; r += 1) {
-    const j = cleanListed[r] as number;
-    const k = cleanIndex[r] as number;
-    tree.paths[r] = listing.paths[j] as string;
+  let r = 0;
+  let ascii = true;
+  let offset = 0;
+  for (let j = 0; j < listing.count; j += 1) {
+    const k = indexOfListed[j] as number;
+    if (k === -1) continue;
+    const path = listing.paths[j] as string;
+    paths[r] = path;
+    if (path.endsWith('.gitignore') && (path.length === 10 || path[path.length - 11] === '/')) tree.gitignoreRows.push(r);
     const at = r * TREE_STRIDE;
     const base = j * STRIDE;
     tree.facts[at] = listing.types[j] as number;
@@ -280,6 +314,19 @@ function sortBegin(projectRoot: string, location: GitLocation, index: IndexEntri
     tree.gitModes[r] = indexField(index, k, I_MODE);
     const oid = (index.offsets[k] as number) + 40;
     index.bytes.copy(tree.oids, r * oidBytes, oid, oid + oidBytes);
+    offset += path.length + 1;
+    pathStarts[r + 1] = offset;
+    r += 1;
+  }
+  const joined = paths.join('\0');
+  tree.pathBytes = Buffer.from(clean === 0 ? '' : `${joined}\0`);
+  ascii = tree.pathBytes.length === offset;
+  if (!ascii) {
+    offset = 0;
+    for (let row = 0; row < clean; row += 1) {
+      offset += Buffer.byteLength(paths[row] as string) + 1;
+      pathStarts[row + 1] = offset;
+    }
   }
   return { own, ignored: untracked.ignored, tree };
 }
@@ -294,31 +341,120 @@ export interface ScanEnd {
   changed: Map<string, ScanChange>;
 }
 
+/** Rows ahead of the expected one that an entry of the end's listing is compared with before it is looked up by path. */
+const LOOKAHEAD = 4;
+
+/**
+ * The end's {@link FindSink}: each entry of the listing is compared with the next rows of the
+ * tree, in order, byte by byte (no string, no map); an entry matching row `r` is checked against
+ * its facts there and then. Entries that match no row nearby (folders, dirty, untracked and
+ * ignored files, and rows whose folder now lists in another order) go to `rest`, a listing of
+ * their own, to be looked up by path afterwards.
+ */
+class EndMatcher implements FindSink {
+  count = 0;
+  readonly rest = new Builder(256);
+  /** 1 for each row matched in order. */
+  readonly seen: Uint8Array;
+  /** Rows matched whose facts differ (or were racy at begin), with their type code, size and mode now. */
+  readonly toCheck: number[] = [];
+  /** Rows matched that are a folder now. */
+  readonly folders: number[] = [];
+  private expected = 0;
+
+  constructor(
+    private readonly tree: ScanTree,
+    private readonly racySince: number,
+  ) {
+    this.seen = new Uint8Array(tree.count);
+  }
+
+  entry(tag: number, type: number, bytes: Buffer, pathStart: number, pathEnd: number): void {
+    this.count += 1;
+    const { pathBytes, pathStarts, count } = this.tree;
+    const length = pathEnd - pathStart;
+    const last = bytes[pathEnd - 1];
+    for (let r = this.expected, stop = Math.min(count, this.expected + LOOKAHEAD); r < stop; r += 1) {
+      const start = pathStarts[r] as number;
+      const end = (pathStarts[r + 1] as number) - 1;
+      if (end - start !== length || pathBytes[end - 1] !== last || bytes.compare(pathBytes, start, end, pathStart, pathEnd) !== 0) continue;
+      this.expected = r + 1;
+      this.seen[r] = 1;
+      if (type === TYPE_FOLDER) {
+        this.folders.push(r);
+        this.rest.entry(tag, type, bytes, pathStart, pathEnd);
+        return;
+      }
+      const facts = this.tree.facts;
+      const at = r * TREE_STRIDE;
+      const mtimeMs = fieldsMtimeMs();
+      const ctimeMs = fieldsCtimeMs();
+      if (
+        type !== facts[at] ||
+        fields[0] !== facts[at + 1] ||
+        fields[1] !== facts[at + 2] ||
+        mtimeMs !== facts[at + 3] ||
+        ctimeMs !== facts[at + 4] ||
+        fields[8] !== facts[at + 5] ||
+        Math.max(facts[at + 3] as number, facts[at + 4] as number) >= this.racySince
+      ) {
+        this.toCheck.push(r, type, fields[0] as number, fields[1] as number);
+      }
+      return;
+    }
+    this.rest.entry(tag, type, bytes, pathStart, pathEnd);
+  }
+
+  nested(folder: string): void {
+    this.rest.nested(folder);
+  }
+}
+
 /** List the project after the command against the begin's tree (see the top of this file). Throws `ScanLimitError` past `limits`. */
 export async function scanEnd(projectRoot: string, location: GitLocation, tree: ScanTree, limits: ListingLimits): Promise<ScanEnd> {
   const racySince = tree.beginMs - RACY_MARGIN_MS;
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
   const prune = new Set(tree.ignored.filter((key) => key.endsWith('/')).map((key) => key.slice(0, -1)));
-  const listing = await listTree(projectRoot, prune, limits, tree.count + tree.known.length + tree.folders.length + 64);
+  const matcher = await listInto(projectRoot, prune, limits, () => new EndMatcher(tree, racySince));
+  const listing = matcher.rest.done();
   const claimed = new Uint8Array(listing.count);
   const changed = new Map<string, ScanChange>();
-  const { facts, oids, oidBytes } = tree;
+  const { facts } = tree;
+  /** Row `r` is now of type `type` with `size` and `mode` (its facts differ, or were racy): changed unless the bytes and permission bits are the same. */
+  const check = (r: number, type: number, size: number, mode: number): void => {
+    const at = r * TREE_STRIDE;
+    const before = (facts[at + 2] as number) & 0o7777;
+    const path = rowPath(tree, r);
+    const blobId = rowOid(tree, r);
+    const sameType = type === facts[at];
+    const modeChanged = !sameType || (mode & 0o7777) !== before;
+    const contentSame = sameType && contentOid(rootSlash + path, type, size, tree.oidBytes) === blobId;
+    if (contentSame && !modeChanged) return;
+    changed.set(path, { blobId, gitMode: tree.gitModes[r] as number, mode: before, contentChanged: !contentSame });
+  };
+  const goneRows = new Uint8Array(tree.count);
+  const gone = (r: number): void => {
+    goneRows[r] = 1;
+    changed.set(rowPath(tree, r), { blobId: rowOid(tree, r), gitMode: tree.gitModes[r] as number, mode: (facts[r * TREE_STRIDE + 2] as number) & 0o7777, contentChanged: true });
+  };
+  const { toCheck } = matcher;
+  for (let at = 0; at < toCheck.length; at += 4) check(toCheck[at] as number, toCheck[at + 1] as number, toCheck[at + 2] as number, toCheck[at + 3] as number);
+  for (const r of matcher.folders) gone(r);
+  // Rows not met in order: looked up by path among the rest.
   const numbers = listing.numbers;
   for (let r = 0; r < tree.count; r += 1) {
-    const path = tree.paths[r] as string;
-    const j = listing.indexOf.get(path);
-    const at = r * TREE_STRIDE;
-    const mode = (facts[at + 2] as number) & 0o7777;
-    const type = j === undefined ? TYPE_FOLDER : (listing.types[j] as number);
-    if (j === undefined || type === TYPE_FOLDER) {
-      changed.set(path, { blobId: oids.toString('hex', r * oidBytes, (r + 1) * oidBytes), gitMode: tree.gitModes[r] as number, mode, contentChanged: true });
+    if (matcher.seen[r] === 1) continue;
+    const j = listing.indexOf.get(rowPath(tree, r));
+    if (j === undefined || listing.types[j] === TYPE_FOLDER) {
+      gone(r);
       continue;
     }
     claimed[j] = 1;
+    const at = r * TREE_STRIDE;
     const base = j * STRIDE;
-    const sameType = type === facts[at];
+    const type = listing.types[j] as number;
     if (
-      sameType &&
+      type === facts[at] &&
       numbers[base + N_SIZE] === facts[at + 1] &&
       numbers[base + N_MODE] === facts[at + 2] &&
       numbers[base + N_MTIME_MS] === facts[at + 3] &&
@@ -328,16 +464,18 @@ export async function scanEnd(projectRoot: string, location: GitLocation, tree: 
     ) {
       continue;
     }
-    const blobId = oids.toString('hex', r * oidBytes, (r + 1) * oidBytes);
-    const modeChanged = !sameType || ((numbers[base + N_MODE] as number) & 0o7777) !== mode;
-    const contentSame = sameType && contentOid(rootSlash + path, type, numbers[base + N_SIZE] as number, oidBytes) === blobId;
-    if (contentSame && !modeChanged) continue;
-    changed.set(path, { blobId, gitMode: tree.gitModes[r] as number, mode, contentChanged: !contentSame });
+    check(r, type, numbers[base + N_SIZE] as number, numbers[base + N_MODE] as number);
   }
   for (const path of tree.known) claimFile(listing, claimed, path);
   for (const key of tree.ignored) claimFile(listing, claimed, key);
+  const gitignoreFolders = new Set<string>();
+  for (const r of tree.gitignoreRows) {
+    if (goneRows[r] === 1) continue;
+    const path = rowPath(tree, r);
+    gitignoreFolders.add(path.length === 10 ? '' : path.slice(0, -11));
+  }
   const folders = new Set(tree.folders);
-  const classified = classify(projectRoot, location, listing, claimed, (folder) => folders.has(folder), true) as Classified;
+  const classified = classify(projectRoot, location, listing, claimed, (folder) => folders.has(folder), true, (folder) => gitignoreFolders.has(folder)) as Classified;
   for (const key of tree.ignored) {
     const j = listing.indexOf.get(key.endsWith('/') ? key.slice(0, -1) : key);
     if (j !== undefined) classified.ignored.set(key, factsAt(listing, j));
@@ -363,8 +501,17 @@ interface Classified {
  * and nested repositories, are not looked into; a folder `isTrackedFolder` claims is never
  * ignored as a whole (its untracked files may be). Undefined when a pruned folder turns out not
  * to be ignored (list again without pruning); with `keepPruned`, pruned folders are trusted.
+ * `hasGitignore`: folders known to hold a `.gitignore` that the listing does not show.
  */
-function classify(projectRoot: string, location: GitLocation, listing: TreeListing, claimed: Uint8Array, isTrackedFolder: (folder: string) => boolean, keepPruned: boolean): Classified | undefined {
+function classify(
+  projectRoot: string,
+  location: GitLocation,
+  listing: TreeListing,
+  claimed: Uint8Array,
+  isTrackedFolder: (folder: string) => boolean,
+  keepPruned: boolean,
+  hasGitignore: (folder: string) => boolean = () => false,
+): Classified | undefined {
   const own = new Map<string, EntryFacts>();
   const ignored = new Map<string, EntryFacts>();
   const skipped = new Set<string>();
@@ -375,7 +522,7 @@ function classify(projectRoot: string, location: GitLocation, listing: TreeListi
     if (memo !== undefined) return memo;
     const slash = folder.lastIndexOf('/');
     const above = (): readonly Rules[] => rulesOf(slash === -1 ? '' : folder.slice(0, slash));
-    const rules = folder === '' ? rootRules(location) : listing.indexOf.has(`${folder}/.gitignore`) ? withGitignore(above(), projectRoot, location, folder) : above();
+    const rules = folder === '' ? rootRules(location) : listing.indexOf.has(`${folder}/.gitignore`) || hasGitignore(folder) ? withGitignore(above(), projectRoot, location, folder) : above();
     rulesMemo.set(folder, rules);
     return rules;
   };
@@ -521,7 +668,7 @@ function contentOid(absolute: string, type: number, size: number, oidBytes: numb
 }
 
 /** Version of the tree file {@link writeTree} writes. */
-const TREE_FILE_VERSION = 2;
+const TREE_FILE_VERSION = 3;
 
 /** The tree file's JSON header. */
 interface TreeHeader {
@@ -529,6 +676,7 @@ interface TreeHeader {
   beginMs: number;
   count: number;
   oidBytes: number;
+  gitignoreRows: number[];
   known: string[];
   ignored: string[];
   folders: string[];
@@ -536,26 +684,33 @@ interface TreeHeader {
 
 /**
  * Write `tree` to `file`: a 4-byte length, a JSON header (version, begin time, count, object id
- * length, the known, ignored and folder lists), padding to 8, the facts (six float64 per clean
- * entry), the git modes (uint32 each), the object ids (raw bytes), then the clean paths joined by
- * NUL. Numbers in this machine's byte order: the file is read back on the machine that wrote it.
+ * length, the `.gitignore` rows, the known, ignored and folder lists), padding to 8, the facts
+ * (six float64 per row), the path starts (count + 1 uint32), the git modes (uint32 each), the
+ * object ids (raw bytes), then the rows' paths, each ended by NUL. Numbers in this machine's byte
+ * order: the file is read back on the machine that wrote it.
  */
 export function writeTree(file: string, tree: ScanTree): void {
-  const header: TreeHeader = { version: TREE_FILE_VERSION, beginMs: tree.beginMs, count: tree.count, oidBytes: tree.oidBytes, known: tree.known, ignored: tree.ignored, folders: tree.folders };
+  const header: TreeHeader = { version: TREE_FILE_VERSION, beginMs: tree.beginMs, count: tree.count, oidBytes: tree.oidBytes, gitignoreRows: tree.gitignoreRows, known: tree.known, ignored: tree.ignored, folders: tree.folders };
   const headerBytes = Buffer.from(JSON.stringify(header));
-  const factsStart = (4 + headerBytes.length + 7) & ~7;
-  const modesStart = factsStart + tree.count * TREE_STRIDE * 8;
-  const oidsStart = modesStart + tree.count * 4;
-  const pathsStart = oidsStart + tree.count * tree.oidBytes;
-  const paths = tree.paths.join('\0');
-  const out = Buffer.alloc(pathsStart + Buffer.byteLength(paths));
+  const layout = treeLayout(headerBytes.length, tree.count, tree.oidBytes);
+  const out = Buffer.alloc(layout.pathsStart + tree.pathBytes.length);
   out.writeUInt32LE(headerBytes.length, 0);
   headerBytes.copy(out, 4);
-  Buffer.from(tree.facts.buffer, tree.facts.byteOffset, tree.count * TREE_STRIDE * 8).copy(out, factsStart);
-  Buffer.from(tree.gitModes.buffer, tree.gitModes.byteOffset, tree.count * 4).copy(out, modesStart);
-  tree.oids.copy(out, oidsStart, 0, tree.count * tree.oidBytes);
-  out.write(paths, pathsStart, 'utf8');
+  Buffer.from(tree.facts.buffer, tree.facts.byteOffset, tree.count * TREE_STRIDE * 8).copy(out, layout.factsStart);
+  Buffer.from(tree.pathStarts.buffer, tree.pathStarts.byteOffset, (tree.count + 1) * 4).copy(out, layout.startsStart);
+  Buffer.from(tree.gitModes.buffer, tree.gitModes.byteOffset, tree.count * 4).copy(out, layout.modesStart);
+  tree.oids.copy(out, layout.oidsStart, 0, tree.count * tree.oidBytes);
+  tree.pathBytes.copy(out, layout.pathsStart);
   writeFileSync(file, out, { flag: 'wx' });
+}
+
+/** Where each part of a tree file starts. */
+function treeLayout(headerLength: number, count: number, oidBytes: number): { factsStart: number; startsStart: number; modesStart: number; oidsStart: number; pathsStart: number } {
+  const factsStart = (4 + headerLength + 7) & ~7;
+  const startsStart = factsStart + count * TREE_STRIDE * 8;
+  const modesStart = startsStart + (count + 1) * 4;
+  const oidsStart = modesStart + count * 4;
+  return { factsStart, startsStart, modesStart, oidsStart, pathsStart: oidsStart + count * oidBytes };
 }
 
 /** Read a tree file {@link writeTree} wrote; throws naming the file when it is not one. */
@@ -566,22 +721,22 @@ export function readTree(file: string): ScanTree {
     const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as TreeHeader;
     if (header.version !== TREE_FILE_VERSION) throw new Error(`version ${header.version}`);
     const { count, oidBytes } = header;
-    const factsStart = (4 + headerLength + 7) & ~7;
-    const modesStart = factsStart + count * TREE_STRIDE * 8;
-    const oidsStart = modesStart + count * 4;
-    const pathsStart = oidsStart + count * oidBytes;
-    if (pathsStart > bytes.length) throw new Error('it is truncated');
+    const layout = treeLayout(headerLength, count, oidBytes);
+    if (layout.pathsStart > bytes.length) throw new Error('it is truncated');
     const copy = (start: number, end: number): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset + start, bytes.byteOffset + end) as ArrayBuffer;
-    const paths = count === 0 ? [] : bytes.toString('utf8', pathsStart).split('\0');
-    if (paths.length !== count) throw new Error('the counts do not match');
+    const pathStarts = new Uint32Array(copy(layout.startsStart, layout.modesStart));
+    const pathBytes = bytes.subarray(layout.pathsStart);
+    if (pathStarts[count] !== pathBytes.length) throw new Error('the paths do not match their count');
     return {
       beginMs: header.beginMs,
       count,
-      paths,
-      facts: new Float64Array(copy(factsStart, modesStart)),
-      gitModes: new Uint32Array(copy(modesStart, oidsStart)),
-      oids: bytes.subarray(oidsStart, pathsStart),
+      pathBytes,
+      pathStarts,
+      facts: new Float64Array(copy(layout.factsStart, layout.startsStart)),
+      gitModes: new Uint32Array(copy(layout.modesStart, layout.oidsStart)),
+      oids: bytes.subarray(layout.oidsStart, layout.pathsStart),
       oidBytes,
+      gitignoreRows: header.gitignoreRows,
       known: header.known,
       ignored: header.ignored,
       folders: header.folders,

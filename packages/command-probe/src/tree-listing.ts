@@ -101,14 +101,33 @@ export function factsAt(listing: TreeListing, i: number): EntryFacts {
   };
 }
 
-/** File type bits of `st_mode` by type code. */
-const TYPE_BITS = [0o100000, 0o120000, 0o040000, 0];
+/** File type bits of `st_mode` for `find`'s `%y` letter (a byte). */
+function typeBits(letter: number): number {
+  switch (letter) {
+    case 0x66 /* f */:
+      return 0o100000;
+    case 0x64 /* d */:
+      return 0o040000;
+    case 0x6c /* l */:
+      return 0o120000;
+    case 0x70 /* p */:
+      return 0o010000;
+    case 0x73 /* s */:
+      return 0o140000;
+    case 0x63 /* c */:
+      return 0o020000;
+    case 0x62 /* b */:
+      return 0o060000;
+    default:
+      return 0;
+  }
+}
 
 /** `find` output of one entry: type, size, permission bits, uid, gid, mtime, ctime, inode. */
 const FIND_FORMAT = '%P\\0%y %s %m %U %G %T@ %C@ %i\\0';
 
 /** The numbers of the record being parsed (see {@link parseFind}). */
-const fields = new Float64Array(9);
+export const fields = new Float64Array(9);
 
 /** Whether GNU find is usable here; undefined until the first listing tried it. */
 let findWorks: boolean | undefined;
@@ -120,10 +139,10 @@ let findWorks: boolean | undefined;
  */
 export async function listTree(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, expected = 1024): Promise<TreeListing> {
   if (findWorks !== false) {
-    const listed = await listWithFind(projectRoot, prune, limits, expected);
-    if (listed !== undefined) {
+    const builder = new Builder(expected);
+    if (await streamFind(projectRoot, prune, limits, builder)) {
       findWorks = true;
-      return listed;
+      return builder.done();
     }
     findWorks = false;
   }
@@ -136,8 +155,25 @@ export function limitError(projectRoot: string, listed: number, limits: ListingL
   return new ScanLimitError(`the project folder ${projectRoot} is too large to scan for a command window: ${why}; the command's changes are not captured: run the agent in a smaller project folder, or raise the limit`, listed);
 }
 
-/** A growing listing. */
-class Builder {
+/**
+ * Where {@link streamFind} puts each record: `entry` for a file or folder (`tag` `E`, or `P` for a
+ * pruned folder), its type code, and its path as `bytes[pathStart, pathEnd)` (valid only during
+ * the call); its numbers are in {@link fields} (size, `st_mode`, uid, gid, mtime seconds and
+ * nanoseconds, ctime seconds and nanoseconds, inode). `nested`: a folder holding a `.git`.
+ * `count`: entries taken so far (checked against the limits).
+ */
+export interface FindSink {
+  count: number;
+  entry(tag: number, type: number, bytes: Buffer, pathStart: number, pathEnd: number): void;
+  nested(folder: string): void;
+}
+
+/** Tag of a listed entry, and of a pruned folder (listed, not entered). */
+export const TAG_ENTRY = 0x45;
+export const TAG_PRUNED = 0x50;
+
+/** A growing listing (the {@link FindSink} of {@link listTree}). */
+export class Builder implements FindSink {
   count = 0;
   paths: string[] = [];
   types: Uint8Array;
@@ -172,6 +208,19 @@ class Builder {
     this.indexOf.set(path, i);
   }
 
+  entry(tag: number, type: number, bytes: Buffer, pathStart: number, pathEnd: number): void {
+    const i = this.next();
+    this.types[i] = type;
+    storeFields(this.numbers, i * STRIDE, type);
+    const path = bytes.toString('utf8', pathStart, pathEnd);
+    this.add(i, path);
+    if (tag === TAG_PRUNED) this.pruned.add(path);
+  }
+
+  nested(folder: string): void {
+    this.nestedRepositories.add(folder);
+  }
+
   done(): TreeListing {
     return { count: this.count, paths: this.paths, types: this.types, numbers: this.numbers, indexOf: this.indexOf, nestedRepositories: this.nestedRepositories, pruned: this.pruned };
   }
@@ -188,11 +237,12 @@ function typeCode(letter: number): number {
 }
 
 /**
- * The listing by GNU find, parsed as it streams in; undefined when find is missing, is not GNU,
- * printed something else, or failed. Rejects with {@link ScanLimitError} past `limits` (find is
- * killed).
+ * Run GNU find over `projectRoot` and parse its output as it streams in, into `sink`. Resolves
+ * true when the whole listing went into `sink`, false when find is missing, is not GNU, printed
+ * something else, or failed (what `sink` got is then partial: discard it). Rejects with
+ * {@link ScanLimitError} past `limits` (find is killed).
  */
-function listWithFind(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, expected: number): Promise<TreeListing | undefined> {
+export function streamFind(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, sink: FindSink): Promise<boolean> {
   const pruneClause = prune.size === 0 ? [] : ['(', ...[...prune].flatMap((path, index) => [...(index === 0 ? [] : ['-o']), '-path', literalPattern(path)]), ')', '-printf', `P\\0${FIND_FORMAT}`, '-prune', '-o'];
   const args = ['.', '-mindepth', '1', '(', '-name', '.git', '-printf', 'G\\0%h\\0', '-prune', ')', '-o', ...pruneClause, '-printf', `E\\0${FIND_FORMAT}`];
   return new Promise((resolve, reject) => {
@@ -200,53 +250,112 @@ function listWithFind(projectRoot: string, prune: ReadonlySet<string>, limits: L
     try {
       child = spawn('find', args, { cwd: projectRoot, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'ignore'] });
     } catch {
-      resolve(undefined);
+      resolve(false);
       return;
     }
-    const builder = new Builder(expected);
     let carry: Buffer | undefined;
     let failed = false;
     let stopped: ScanLimitError | undefined;
     const timer = setTimeout(() => stop(), Math.max(0, limits.deadline - Date.now()));
     const stop = (): void => {
       if (stopped !== undefined || failed) return;
-      stopped = limitError(projectRoot, builder.count, limits);
+      stopped = limitError(projectRoot, sink.count, limits);
       child.kill('SIGKILL');
     };
     child.on('error', () => {
       failed = true;
       clearTimeout(timer);
-      resolve(undefined);
+      resolve(false);
     });
     child.stdout.on('data', (chunk: Buffer) => {
       if (failed || stopped !== undefined) return;
       const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      const at = parseFind(bytes, builder);
+      const at = parseFind(bytes, sink);
       if (at < 0) {
         failed = true;
         child.kill('SIGKILL');
         return;
       }
       carry = at === bytes.length ? undefined : bytes.subarray(at);
-      if (builder.count > limits.maxEntries || Date.now() > limits.deadline) stop();
+      if (sink.count > limits.maxEntries || Date.now() > limits.deadline) stop();
     });
     child.on('close', (code) => {
       clearTimeout(timer);
       // A listing that ends past the deadline is refused as one stopped there (the timer may not have run yet).
-      if (stopped === undefined && !failed && Date.now() > limits.deadline) stopped = limitError(projectRoot, builder.count, limits);
+      if (stopped === undefined && !failed && Date.now() > limits.deadline) stopped = limitError(projectRoot, sink.count, limits);
       if (stopped !== undefined) reject(stopped);
-      else if (failed || code !== 0 || carry !== undefined) resolve(undefined);
-      else resolve(builder.done());
+      else resolve(!failed && code === 0 && carry === undefined);
     });
   });
 }
 
 /**
- * Parse the whole records of `bytes` (find's output, see {@link listWithFind}) into `builder`.
+ * List `projectRoot` into a sink `makeSink` makes: by {@link streamFind} where find works, else
+ * in-process (each entry fed to a fresh sink as find would give it). Throws
+ * {@link ScanLimitError} past `limits`.
+ */
+export async function listInto<S extends FindSink>(projectRoot: string, prune: ReadonlySet<string>, limits: ListingLimits, makeSink: () => S): Promise<S> {
+  if (findWorks !== false) {
+    const sink = makeSink();
+    if (await streamFind(projectRoot, prune, limits, sink)) {
+      findWorks = true;
+      return sink;
+    }
+    findWorks = false;
+  }
+  const listing = listInProcess(projectRoot, prune, limits, 1024);
+  const sink = makeSink();
+  for (const folder of listing.nestedRepositories) sink.nested(folder);
+  for (let i = 0; i < listing.count; i += 1) {
+    const base = i * STRIDE;
+    const numbers = listing.numbers;
+    fields[0] = numbers[base + N_SIZE] as number;
+    fields[1] = numbers[base + N_MODE] as number;
+    fields[2] = numbers[base + N_UID] as number;
+    fields[3] = numbers[base + N_GID] as number;
+    fields[4] = numbers[base + N_MTIME_SEC] as number;
+    fields[5] = numbers[base + N_MTIME_NSEC] as number;
+    fields[6] = numbers[base + N_CTIME_SEC] as number;
+    fields[7] = numbers[base + N_CTIME_NSEC] as number;
+    fields[8] = numbers[base + N_INO] as number;
+    const path = listing.paths[i] as string;
+    const bytes = Buffer.from(path);
+    sink.entry(listing.pruned.has(path) ? TAG_PRUNED : TAG_ENTRY, listing.types[i] as number, bytes, 0, bytes.length);
+  }
+  return sink;
+}
+
+/** Put {@link fields} (of an entry of type code `type`) into `numbers` from `base` on, in the order of `N_…`. */
+export function storeFields(numbers: Float64Array, base: number, type: number): void {
+  numbers[base + N_SIZE] = fields[0] as number;
+  numbers[base + N_MODE] = fields[1] as number;
+  numbers[base + N_UID] = fields[2] as number;
+  numbers[base + N_GID] = fields[3] as number;
+  numbers[base + N_MTIME_SEC] = fields[4] as number;
+  numbers[base + N_MTIME_NSEC] = fields[5] as number;
+  numbers[base + N_CTIME_SEC] = fields[6] as number;
+  numbers[base + N_CTIME_NSEC] = fields[7] as number;
+  numbers[base + N_INO] = fields[8] as number;
+  numbers[base + N_MTIME_MS] = (fields[4] as number) * 1e3 + (fields[5] as number) / 1e6;
+  numbers[base + N_CTIME_MS] = (fields[6] as number) * 1e3 + (fields[7] as number) / 1e6;
+}
+
+/** {@link fields}' mtime in ms since the epoch, as {@link storeFields} computes it. */
+export function fieldsMtimeMs(): number {
+  return (fields[4] as number) * 1e3 + (fields[5] as number) / 1e6;
+}
+
+/** {@link fields}' ctime in ms since the epoch, as {@link storeFields} computes it. */
+export function fieldsCtimeMs(): number {
+  return (fields[6] as number) * 1e3 + (fields[7] as number) / 1e6;
+}
+
+/**
+ * Parse the whole records of `bytes` (find's output, see {@link streamFind}) into `sink`.
  * Returns where the first incomplete record starts (`bytes.length` when none), or -1 when the
  * bytes are not what GNU find prints.
  */
-function parseFind(bytes: Buffer, builder: Builder): number {
+function parseFind(bytes: Buffer, sink: FindSink): number {
   const length = bytes.length;
   let record = 0;
   while (record < length) {
@@ -258,7 +367,7 @@ function parseFind(bytes: Buffer, builder: Builder): number {
     if (pathEnd === -1) return record;
     if (tag === 0x47 /* G */) {
       const folder = bytes.toString('utf8', pathStart, pathEnd);
-      builder.nestedRepositories.add(folder === '.' ? '' : folder.startsWith('./') ? folder.slice(2) : folder);
+      sink.nested(folder === '.' ? '' : folder.startsWith('./') ? folder.slice(2) : folder);
       record = pathEnd + 1;
       continue;
     }
@@ -267,7 +376,8 @@ function parseFind(bytes: Buffer, builder: Builder): number {
     if (end === -1) return record;
     // Fields: %y %s %m %U %G %T@ %C@ %i, between pathEnd + 1 and end.
     let at = pathEnd + 1;
-    const type = typeCode(bytes[at] as number);
+    const letter = bytes[at] as number;
+    const type = typeCode(letter);
     if (bytes[at + 1] !== 0x20) return -1;
     at += 2;
     // size, permissions (octal), uid, gid, mtime sec, mtime nsec, ctime sec, ctime nsec, inode
@@ -306,24 +416,8 @@ function parseFind(bytes: Buffer, builder: Builder): number {
       if (field < 8 ? separator !== 0x20 : at !== end) return -1;
       at += 1;
     }
-    const i = builder.next();
-    builder.types[i] = type;
-    const numbers = builder.numbers;
-    const base = i * STRIDE;
-    numbers[base + N_SIZE] = fields[0] as number;
-    numbers[base + N_MODE] = (TYPE_BITS[type] as number) | (fields[1] as number);
-    numbers[base + N_UID] = fields[2] as number;
-    numbers[base + N_GID] = fields[3] as number;
-    numbers[base + N_MTIME_SEC] = fields[4] as number;
-    numbers[base + N_MTIME_NSEC] = fields[5] as number;
-    numbers[base + N_CTIME_SEC] = fields[6] as number;
-    numbers[base + N_CTIME_NSEC] = fields[7] as number;
-    numbers[base + N_INO] = fields[8] as number;
-    numbers[base + N_MTIME_MS] = (fields[4] as number) * 1e3 + (fields[5] as number) / 1e6;
-    numbers[base + N_CTIME_MS] = (fields[6] as number) * 1e3 + (fields[7] as number) / 1e6;
-    const path = bytes.toString('utf8', pathStart, pathEnd);
-    builder.add(i, path);
-    if (tag === 0x50) builder.pruned.add(path);
+    fields[1] = typeBits(letter) | (fields[1] as number);
+    sink.entry(tag as number, type, bytes, pathStart, pathEnd);
     record = end + 1;
   }
   return record;

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FsCommandJournal, NodeCommandProbe } from '../src/index.js';
+import { scanBegin, scanEnd, type ScanTree } from '../src/git-scan.js';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -469,6 +470,55 @@ describe('listing limits (a project folder of / or a huge folder)', () => {
       expect(await world.journal.listWindows()).toEqual([]);
     } finally {
       await history.close();
+    }
+  });
+});
+
+describe('the end of a git scan matches rows in any order', () => {
+  /** `tree` with its rows in reverse order (as a listing whose folders list in another order would meet them). */
+  function reversed(tree: ScanTree): ScanTree {
+    const order = Array.from({ length: tree.count }, (_, index) => tree.count - 1 - index);
+    const paths = order.map((r) => tree.pathBytes.toString('utf8', tree.pathStarts[r] as number, (tree.pathStarts[r + 1] as number) - 1));
+    const pathStarts = new Uint32Array(tree.count + 1);
+    paths.forEach((path, index) => {
+      pathStarts[index + 1] = (pathStarts[index] as number) + Buffer.byteLength(path) + 1;
+    });
+    const facts = new Float64Array(tree.facts.length);
+    const oids = Buffer.alloc(tree.oids.length);
+    order.forEach((r, index) => {
+      facts.set(tree.facts.subarray(r * 6, r * 6 + 6), index * 6);
+      tree.oids.copy(oids, index * tree.oidBytes, r * tree.oidBytes, (r + 1) * tree.oidBytes);
+    });
+    return {
+      ...tree,
+      pathBytes: Buffer.from(paths.map((path) => `${path}\0`).join('')),
+      pathStarts,
+      facts,
+      gitModes: Uint32Array.from(order.map((r) => tree.gitModes[r] as number)),
+      oids,
+      gitignoreRows: tree.gitignoreRows.map((r) => tree.count - 1 - r),
+    };
+  }
+
+  it('rows met out of order are looked up by path: the same changes, bytes, modes and new files as in order', async () => {
+    world = await openWorld((project) => gitRepository(project, "mkdir -p src && for i in $(seq 1 12); do printf \"$i\\n\" > src/f$i.txt; done && printf '*.log\\n' > src/.gitignore"));
+    const location = { top: world.project, prefix: '', gitDir: join(world.project, '.git'), commonDir: join(world.project, '.git') };
+    const limits = { maxEntries: 1000, deadline: Date.now() + 60_000 };
+    const begun = await scanBegin(world.project, location, new Set(), limits);
+    if ('unsupported' in begun) throw new Error(begun.unsupported);
+    expect(begun.tree.count).toBe(13);
+    sh(world.project, 'echo more >> src/f3.txt && rm src/f7.txt && chmod 600 src/f9.txt && echo new > src/new.txt && echo log > src/x.log');
+    const expected = new Map([
+      ['src/f3.txt', { blobId: expect.any(String), gitMode: 0o100644, mode: 0o644, contentChanged: true }],
+      ['src/f7.txt', { blobId: expect.any(String), gitMode: 0o100644, mode: 0o644, contentChanged: true }],
+      ['src/f9.txt', { blobId: expect.any(String), gitMode: 0o100644, mode: 0o644, contentChanged: false }],
+    ]);
+    for (const tree of [begun.tree, reversed(begun.tree)]) {
+      const ended = await scanEnd(world.project, location, tree, limits);
+      expect(ended.changed).toEqual(expected);
+      expect(ended.changed.get('src/f3.txt')?.blobId).toBe(createHash('sha1').update('blob 2\0').update('3\n').digest('hex'));
+      expect([...ended.own.keys()]).toEqual(['src/new.txt']);
+      expect([...ended.ignored.keys()]).toEqual(['src/x.log']);
     }
   });
 });
