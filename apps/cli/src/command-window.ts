@@ -41,15 +41,25 @@ export function commandFolder(location: StoreLocation, environment: NodeJS.Proce
   return join(fhHome, 'commands', sessionId);
 }
 
-/** Open the probe and journal for `sessionId` (imports `@fh/command-probe` on first use). */
-export async function openCommandTools(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string, sessionId: string): Promise<CommandTools> {
-  const { NodeCommandProbe, FsCommandJournal } = await import('@fh/command-probe');
+/**
+ * Open the probe and journal for `sessionId` (imports `@fh/command-probe` on first use).
+ * `deadline` (epoch ms, `fh hook`'s budget): a listing may take no longer than the time left
+ * before it (less {@link DEADLINE_MARGIN_MS}), so a scan that blocks the event loop stops in time
+ * for the hook to say what was not captured and exit.
+ */
+export async function openCommandTools(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string, sessionId: string, deadline?: number): Promise<CommandTools> {
+  const { NodeCommandProbe, FsCommandJournal, DEFAULT_MAX_SCAN_MS } = await import('@fh/command-probe');
   const folder = commandFolder(location, environment, home, sessionId);
   const maxScanEntries = positiveNumber(environment.FH_COMMAND_SCAN_MAX_ENTRIES);
-  const maxScanMs = positiveNumber(environment.FH_COMMAND_SCAN_MAX_MS);
+  const configuredScanMs = positiveNumber(environment.FH_COMMAND_SCAN_MAX_MS);
+  const maxScanMs =
+    deadline === undefined ? configuredScanMs : Math.max(1, Math.min(configuredScanMs ?? DEFAULT_MAX_SCAN_MS, deadline - DEADLINE_MARGIN_MS - Date.now()));
   const probe = new NodeCommandProbe({ stateDir: folder, ...(maxScanEntries === undefined ? {} : { maxScanEntries }), ...(maxScanMs === undefined ? {} : { maxScanMs }) });
   return { probe, journal: new FsCommandJournal(folder), folder };
 }
+
+/** Time kept back from a hook's deadline for what follows a stopped scan (the message, the records), in ms. */
+export const DEADLINE_MARGIN_MS = 250;
 
 /** A variable's value when it is a number > 0, else undefined (the probe's default). */
 function positiveNumber(value: string | undefined): number | undefined {

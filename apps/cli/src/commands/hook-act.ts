@@ -150,7 +150,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       if (!history.enabled) return;
       if (action.kind === 'command') {
         const command = commandPhase(event);
-        if (command !== undefined) await handleCommandEvent(history, command, event, { location, environment, home, sessionId });
+        if (command !== undefined) await handleCommandEvent(history, command, event, { location, environment, home, sessionId, ...(options.deadline === undefined ? {} : { deadline: options.deadline }) });
         return;
       }
       if (absolutePath !== undefined) {
@@ -166,7 +166,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       // checkpoint before the new one is taken. A session with no window folder has none open,
       // so the command probe is not even loaded.
       if (existsSync(commandFolder(location, environment, home, sessionId))) {
-        reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId), 0));
+        reportCaptures(await endStaleWindows(history, await openCommandTools(location, environment, home, sessionId, options.deadline), 0));
       }
       if (action.kind === 'stop') {
         // The snapshot first, then its mark: a mark never names a snapshot that is not durable.

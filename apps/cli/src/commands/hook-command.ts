@@ -42,6 +42,8 @@ export interface CommandEventContext {
   environment: NodeJS.ProcessEnv;
   home: string;
   sessionId: string;
+  /** When the hook gives up (epoch ms), which bounds each listing (see `openCommandTools`). */
+  deadline?: number;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface CommandEventContext {
  * open (hooks installed mid-command, or already ended) does nothing.
  */
 export async function handleCommandEvent(history: FileHistory, command: CommandPhase, event: HookEvent, context: CommandEventContext): Promise<void> {
-  const tools = await openCommandTools(context.location, context.environment, context.home, context.sessionId);
+  const tools = await openCommandTools(context.location, context.environment, context.home, context.sessionId, context.deadline);
   const maxAgeMs = commandWindowMaxMs(context.environment);
   if (command.phase === 'begin') {
     reportCaptures(await endStaleWindows(history, tools, maxAgeMs));

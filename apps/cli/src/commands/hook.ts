@@ -79,7 +79,11 @@ export interface HookOptions {
   store?: string;
   project?: string;
   environment?: NodeJS.ProcessEnv;
-  /** When the hook's budget ends (ms since the epoch): waiting for the session's lock stops before it. */
+  /**
+   * When the hook's budget ends (ms since the epoch): waiting for the session's lock stops before
+   * it, and so does a command window's scan, which blocks the event loop (so the give-up timer
+   * cannot fire during it).
+   */
   deadline?: number;
 }
 
