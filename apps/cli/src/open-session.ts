@@ -158,6 +158,14 @@ async function chooseProjectRoot(context: CommandContext, recorded: string | und
 }
 
 async function openFhSession(context: CommandContext, options: OpenSessionOptions): Promise<OpenedSession> {
+  try {
+    return await openFhSessionOf(context, options);
+  } catch (error) {
+    throw unusableStore(context, error) ?? error;
+  }
+}
+
+async function openFhSessionOf(context: CommandContext, options: OpenSessionOptions): Promise<OpenedSession> {
   const store = await context.store();
   const sessionId = options.pinned?.sessionId ?? context.sessionIdOption ?? (await latestFhSession(context, store, options.preferTimeline === true));
   const { records } = await store.sessionLog(sessionId).read();
@@ -170,24 +178,30 @@ async function openFhSession(context: CommandContext, options: OpenSessionOption
     lock: options.lock !== false,
     waitMs: LOCK_WAIT_MS,
     onWarning: (message) => context.output.warn(message),
-  }).catch((error: unknown) => {
-    throw unwritableStore(context, error) ?? error;
   });
   return { history, store, sessionId, projectRoot, records, claude: false, claudeStore: undefined, outsideHistory: undefined, close: () => history.close() };
 }
 
 /**
- * A lock the store refused for want of permission (an fs store folder this user cannot write, or a
- * read-only file system), said as what it is: the store folder, that nothing changed, what to do.
- * Undefined for any other error.
+ * Opening a session refused for want of permission on an fs store's own folders (one this user
+ * cannot read or write, or a read-only file system: the session's lock, or reading its records),
+ * said as what it is: the store folder, that nothing changed, what to do. Undefined for any other
+ * error (a project file, an S3 store).
  */
-function unwritableStore(context: CommandContext, error: unknown): Error | undefined {
-  if (!FhError.hasCode(error, 'FH_PERMISSION') || !/^lockSession /.test((error as Error).message)) return undefined;
+function unusableStore(context: CommandContext, error: unknown): Error | undefined {
   const location = context.storeLocation;
-  const where = location.kind === 'fs' ? `the store folder ${displayPath(location.folder)}` : `the store ${describeStoreLocation(location)}`;
-  const why = /\bEROFS\b/.test((error as Error).message) ? 'is on a read-only file system' : 'is not writable for this user (permission denied)';
+  if (!FhError.hasCode(error, 'FH_PERMISSION') || location.kind !== 'fs') return undefined;
+  const message = (error as Error).message;
+  const locking = /^lockSession /.test(message);
+  if (!locking && !message.includes(location.folder)) return undefined;
+  const why = /\bEROFS\b/.test(message)
+    ? 'is on a read-only file system'
+    : locking
+      ? 'is not writable for this user (permission denied)'
+      : 'cannot be read by this user (permission denied)';
+  const step = locking ? "take the session's lock" : "read the session's records";
   return new PermissionError(
-    `${where} ${why}, so fh could not take the session's lock: nothing was changed. Give this user write access to it, or pass --store with a folder it can write`,
+    `the store folder ${displayPath(location.folder)} ${why}, so fh could not ${step}: nothing was changed. Give this user access to it (read and write), or pass --store with a folder it can use`,
     { cause: error },
   );
 }

@@ -1,5 +1,30 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, sandbox, tempFolder } from './helpers.js';
+import { baseEnvironment, cliPath, runCli, sandbox, tempFolder, writeFiles } from './helpers.js';
+
+describe('the fs store under umask 022', () => {
+  it('creates its folders 0700 and its records 0600; a backup keeps the bits of the file it copies', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    const store = join(box.home, 'fresh', 'store');
+    const fh = `${process.execPath} ${cliPath} --store fs:${store} --project ${box.project} --session s`;
+    execFileSync('sh', ['-c', `umask 022 && ${fh} snapshot m1 && ${fh} track a.txt`], { cwd: box.project, env: baseEnvironment(box.home), stdio: 'ignore' });
+    const mode = (path: string) => (statSync(join(store, path)).mode & 0o777).toString(8);
+    expect(['.', 'sessions', 'locks', 'file-history', 'file-history/s', 'sessions/s.jsonl'].map((path) => `${path} ${mode(path)}`)).toEqual([
+      '. 700',
+      'sessions 700',
+      'locks 700',
+      'file-history 700',
+      'file-history/s 700',
+      'sessions/s.jsonl 600',
+    ]);
+    expect(readdirSync(join(store, 'file-history', 's')).map((name) => mode(join('file-history', 's', name)))).toEqual(['644']);
+    // The folders it made on the way to the store are the user's only too.
+    expect((statSync(join(box.home, 'fresh')).mode & 0o777).toString(8)).toBe('700');
+  });
+});
 
 describe('fh: global behaviour', () => {
   it('prints help and the version with exit 0', async () => {

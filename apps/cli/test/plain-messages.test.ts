@@ -70,13 +70,22 @@ describe('messages without internals', () => {
     expect(diff.exitCode).toBe(0);
     expect(diff.stdout.split('\n')).toContain('  cannot restore  ro/c.txt: cannot read it: permission denied');
 
-    // A store folder this user cannot write: named, nothing changed, what to do.
+    // A store folder this user cannot write, or read: named, nothing changed, what to do.
     execFileSync('chown', ['-R', 'root:root', box.store]);
+    execFileSync('chmod', ['-R', 'go+rX', box.store]);
     const track = asNobody(box, ['track', 'ro/c.txt']);
+    const advice = 'nothing was changed. Give this user access to it (read and write), or pass --store with a folder it can use';
     expect(track).toEqual({
       exitCode: 1,
       stdout: '',
-      stderr: `fh: the store folder ${box.store} is not writable for this user (permission denied), so fh could not take the session's lock: nothing was changed. Give this user write access to it, or pass --store with a folder it can write\n`,
+      stderr: `fh: the store folder ${box.store} is not writable for this user (permission denied), so fh could not take the session's lock: ${advice}\n`,
+    });
+    // As fh makes it: 0700, so another user cannot even read the records.
+    await chmod(join(box.store, 'sessions'), 0o700);
+    expect(asNobody(box, ['track', 'ro/c.txt'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `fh: the store folder ${box.store} cannot be read by this user (permission denied), so fh could not read the session's records: ${advice}\n`,
     });
   });
 

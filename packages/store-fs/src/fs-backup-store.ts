@@ -27,6 +27,11 @@
  * record never reaches the disk ahead of the backups it names, and a session with no log (or a
  * `log: false` history) pays no fsync at all.
  *
+ * Permissions (issue 15): every folder the store creates, its root included, is made 0700 and every
+ * record file (session log, lock marks) 0600, whatever the umask, so nobody else can list or read
+ * them. A backup keeps the permission bits of the file it copies (a restore gives them back); the
+ * 0700 folders keep it private. A folder that already exists is left as it is.
+ *
  * No links inside the store (issue 10): `file-history/`, `sessions/`, each session folder, each
  * backup and each log must be what they claim, never a symbolic link: a linked one is refused with
  * `CorruptError` (a linked backup would restore outside bytes, a linked session folder send backups
@@ -77,7 +82,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, removeStaleLockTemps, tempBeside, uncleanMarkPath } from './session-lock-fs.js';
-import { TEMP_PREFIX, validateName } from './names.js';
+import { STORE_FOLDER_MODE, TEMP_PREFIX, validateName } from './names.js';
 import { copySparse, isSparse } from './sparse-copy.js';
 
 /** `node:fs/promises` with the synchronous metadata calls of `node:fs`: the store's default file system. */
@@ -858,7 +863,8 @@ export class FsBackupStore implements BackupStore {
 
   private async mkdir(path: string, context: string): Promise<void> {
     try {
-      await this.fs.mkdir(path, { recursive: true });
+      // 0700: the backups and records are the user's files; nobody else may list or read them.
+      await this.fs.mkdir(path, { recursive: true, mode: STORE_FOLDER_MODE });
     } catch (error) {
       throw translateFsError(error, context);
     }

@@ -1,6 +1,7 @@
 import { CorruptError, errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogTail, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { STORE_FILE_MODE, STORE_FOLDER_MODE } from './names.js';
 
 type FileHandle = fsPromises.FileHandle;
 
@@ -96,7 +97,7 @@ export class FsSessionLog implements SessionLog {
         return;
       }
       if (this.tailKnownClean && this.options.holdOpen !== true) {
-        const handle = await this.fs.open(this.path, this.appendFlags);
+        const handle = await this.fs.open(this.path, this.appendFlags, STORE_FILE_MODE);
         try {
           await writeAll(handle, Buffer.from(text, 'utf8'));
           await handle.sync();
@@ -106,9 +107,9 @@ export class FsSessionLog implements SessionLog {
         return;
       }
       const folder = dirname(this.path);
-      await this.fs.mkdir(folder, { recursive: true });
+      await this.fs.mkdir(folder, { recursive: true, mode: STORE_FOLDER_MODE });
       await this.refuseLink();
-      const handle = await this.fs.open(this.path, this.appendFlags);
+      const handle = await this.fs.open(this.path, this.appendFlags, STORE_FILE_MODE);
       try {
         const { size } = await handle.stat();
         let separator = '';

@@ -27,6 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { STORE_FILE_MODE } from './names.js';
 
 /** Name of the holder record inside a lock folder. */
 export const LOCK_HOLDER_FILE = 'holder.json';
@@ -47,7 +48,7 @@ export function uncleanMarkPath(lockPath: string): string {
 /** Leave the unclean mark of `lockPath` (errors ignored: the mark only asks for tidying). */
 export function markUnclean(lockPath: string): void {
   try {
-    fs.writeFileSync(uncleanMarkPath(lockPath), '');
+    fs.writeFileSync(uncleanMarkPath(lockPath), '', { mode: STORE_FILE_MODE });
   } catch {
     // Tidying only.
   }
@@ -87,7 +88,7 @@ export function lockFileSystem(holder: string): typeof fs {
       const fail = (error: NodeJS.ErrnoException) => fs.rm(temp, { recursive: true, force: true }, () => callback(error));
       fs.mkdir(temp, (made) => {
         if (made !== null) return callback(made);
-        fs.writeFile(join(temp, LOCK_HOLDER_FILE), holder, { flag: 'wx' }, (written) => {
+        fs.writeFile(join(temp, LOCK_HOLDER_FILE), holder, { flag: 'wx', mode: STORE_FILE_MODE }, (written) => {
           if (written !== null) return fail(written);
           fs.lstat(lockPath, (statError) => {
             if (statError === null) return fail(exists(null));
