@@ -37,7 +37,8 @@ export interface MetadataReader {
    * `stat` now, synchronously, for a caller that scans many files without a promise per file
    * (`makeSnapshot`'s first pass); undefined when this reader is not (or no longer) using sync
    * calls, and the caller then uses {@link MetadataReader.stat}. Throws the file system's errors.
-   * The caller awaits {@link MetadataReader.pause} between calls.
+   * The caller awaits {@link MetadataReader.pause} between calls and does nothing else
+   * asynchronous between them: a call is timed from the end of the one before (or of the pause).
    */
   statNow(path: string): FsStats | undefined;
   /**
@@ -61,19 +62,23 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
   let slowCalls = 0;
   let async = false;
   let sliceStarted = now();
+  /** When the latest sync call (or pause) ended: a scan's next call starts about then. */
+  let lastEnded = sliceStarted;
   const pause = (): Promise<void> | undefined => {
-    if (now() - sliceStarted <= SYNC_SLICE_MS) return undefined;
+    if (lastEnded - sliceStarted <= SYNC_SLICE_MS) return undefined;
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      sliceStarted = now();
+      sliceStarted = lastEnded = now();
     });
   };
-  const syncCall = (call: (path: string) => FsStats, path: string): FsStats => {
-    const started = now();
+  // `started`: a scan's back-to-back calls (`statNow`) count from the end of the call before,
+  // one clock read per call; the time between (the scan's own work per file) is microseconds.
+  const syncCall = (call: (path: string) => FsStats, path: string, started: number): FsStats => {
     calls += 1;
     try {
       return call.call(fs, path);
     } finally {
-      if (now() - started > SLOW_SYNC_CALL_MS) {
+      lastEnded = now();
+      if (lastEnded - started > SLOW_SYNC_CALL_MS) {
         slowCalls += 1;
         if (slowCalls >= SLOW_SYNC_CALLS_ALLOWED && slowCalls * SLOW_SYNC_CALL_SHARE >= calls) async = true;
       }
@@ -83,12 +88,12 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
     if (async) return fallback(path);
     await pause();
     if (async) return fallback(path);
-    return syncCall(call, path);
+    return syncCall(call, path, now());
   };
   return {
     stat: (path) => timed(statSync, path, (target) => fs.stat(target)),
     lstat: (path) => timed(lstatSync, path, (target) => fs.lstat(target)),
-    statNow: (path) => (async ? undefined : syncCall(statSync, path)),
+    statNow: (path) => (async ? undefined : syncCall(statSync, path, lastEnded)),
     pause,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sortedPaths } from '../src/snapshot/make-snapshot.js';
 import { isCleanKey } from '../src/state/rebuild.js';
 import { BACKUP_FILE_NAME_PATTERN, isBackupFileName, parseRecordTime } from '../src/state/records.js';
 
@@ -46,5 +47,26 @@ describe("a rebuild's character-by-character checks", () => {
       texts.push(next() < 0.8 && Number.isFinite(time.getTime()) ? time.toJSON() : pick(next, '0123456789-T:.Z', 24));
     }
     for (const text of texts) expect({ text, time: parseRecordTime(text) }).toEqual({ text, time: Date.parse(text) });
+  });
+});
+
+describe("makeSnapshot's sorted tracked paths", () => {
+  it('equal a fresh sort of the set as it grows in place, and after a path is removed and added again', () => {
+    const next = random(4);
+    const tracked = new Set<string>();
+    for (let round = 0; round < 200; round += 1) {
+      const adds = Math.floor(next() * 5);
+      for (let index = 0; index < adds; index += 1) tracked.add(pick(next, 'ab/c', 1 + Math.floor(next() * 6)));
+      if (next() < 0.05 && tracked.size > 0) {
+        const [first] = tracked;
+        tracked.delete(first as string);
+        tracked.add(pick(next, 'ab/c', 3));
+        tracked.add(first as string);
+      }
+      const sorted = sortedPaths(tracked);
+      expect({ round, sorted }).toEqual({ round, sorted: [...tracked].sort() });
+      sorted.reverse();
+      expect(sortedPaths(tracked)).toEqual([...tracked].sort());
+    }
   });
 });

@@ -81,7 +81,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
-import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, removeStaleLockTemps, tempBeside, uncleanMarkPath } from './session-lock-fs.js';
+import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, releasingOwnLock, removeStaleLockTemps, tempBeside, uncleanMarkPath } from './session-lock-fs.js';
 import { STORE_FOLDER_MODE, TEMP_PREFIX, validateName } from './names.js';
 import { copySparse, isSparse } from './sparse-copy.js';
 
@@ -486,10 +486,13 @@ export class FsBackupStore implements BackupStore {
       release: async () => {
         if (released) return;
         released = true;
+        const releaseOver = releasingOwnLock(lockPath);
         try {
           await release();
         } catch (error) {
           if (errnoCode(error) !== 'ERELEASED') throw translateFsError(error, `release lock of session "${sessionId}"`);
+        } finally {
+          releaseOver();
         }
       },
     };

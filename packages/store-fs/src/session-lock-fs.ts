@@ -54,9 +54,19 @@ export function markUnclean(lockPath: string): void {
   }
 }
 
-/** Whether the holder record in lock folder `folder` names another process than this one (or cannot be read). */
-function heldByOther(folder: string, holder: string, callback: (other: boolean) => void): void {
-  fs.readFile(join(folder, LOCK_HOLDER_FILE), 'utf8', (error, text) => callback(error !== null || text !== holder));
+/** Lock folders this process is releasing itself (see {@link releasingOwnLock}). */
+const releasing = new Set<string>();
+
+/**
+ * Say that this process's next removal of lock folder `lockPath` is its own release (no unclean
+ * mark); proper-lockfile's other removals (a stale lock taken over) leave the mark. Returns the
+ * function to call once the release is over (whether or not it removed the folder).
+ */
+export function releasingOwnLock(lockPath: string): () => void {
+  releasing.add(lockPath);
+  return () => {
+    releasing.delete(lockPath);
+  };
 }
 
 /** Whether `name` is the temp folder of lock folder `lockName` (see the module comment). */
@@ -109,15 +119,13 @@ export function lockFileSystem(holder: string): typeof fs {
     });
   };
   // proper-lockfile removes a lock with rmdir both on its holder's release and when it takes over
-  // a stale lock: the holder record tells them apart (a takeover leaves the unclean mark).
+  // a stale lock: a takeover (not announced by releasingOwnLock) leaves the unclean mark first.
   const rmdir = (lockPath: string, callback: Callback) => {
+    if (!releasing.delete(lockPath)) markUnclean(lockPath);
     const aside = tempBeside(lockPath);
     fs.rename(lockPath, aside, (renamed) => {
       if (renamed !== null) return callback(renamed);
-      heldByOther(aside, holder, (other) => {
-        if (other) markUnclean(lockPath);
-        fs.rm(aside, { recursive: true, force: true }, () => callback(null));
-      });
+      fs.rm(aside, { recursive: true, force: true }, () => callback(null));
     });
   };
   // Only proper-lockfile's exit handler calls rmdirSync: the process ends with the session open.

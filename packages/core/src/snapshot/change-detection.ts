@@ -85,11 +85,16 @@ export async function checkFileChanged(
  * byte comparison can tell.
  */
 export function compareMetadata(stats: FsStats, size: number, mode: number, backupTimeMs: number, granularityMs: number): ChangeCheck | undefined {
-  if (Number(stats.size) !== size) return { changed: true, reason: 'size' };
-  if ((Number(stats.mode) & 0o7777) !== (mode & 0o7777)) return { changed: true, reason: 'mode' };
-  if (Math.max(Number(stats.ctimeMs), Number(stats.mtimeMs)) < backupTimeMs - granularityMs) return { changed: false, by: 'timestamps' };
+  if (Number(stats.size) !== size) return CHANGED_SIZE;
+  if ((Number(stats.mode) & 0o7777) !== (mode & 0o7777)) return CHANGED_MODE;
+  if (Math.max(Number(stats.ctimeMs), Number(stats.mtimeMs)) < backupTimeMs - granularityMs) return UNCHANGED_BY_TIMESTAMPS;
   return undefined;
 }
+
+// One frozen answer each, shared: a snapshot compares every tracked file, so no object per file.
+const CHANGED_SIZE: ChangeCheck = Object.freeze({ changed: true, reason: 'size' });
+const CHANGED_MODE: ChangeCheck = Object.freeze({ changed: true, reason: 'mode' });
+const UNCHANGED_BY_TIMESTAMPS: ChangeCheck = Object.freeze({ changed: false, by: 'timestamps' });
 
 /** The backup time of an entry in ms since the epoch (accepts a Date or an ISO string); NaN if unreadable. */
 export function backupTimeMs(backup: FileHistoryBackup): number {

@@ -24,7 +24,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { backupFileName, toAbsolutePath } from '../paths.js';
 import { isRetainable } from '../state/rebuild.js';
 import { isBackupFileName } from '../state/records.js';
-import { detach, entryOf, keysTracked, markKeysTracked, noteChanges, type SnapshotDiff } from '../state/snapshot-chain.js';
+import { detach, entryOf, isDeferred, keysTracked, markKeysTracked, noteChanges, type SnapshotDiff } from '../state/snapshot-chain.js';
 import { latestBackup, nextVersion } from '../state/state-queries.js';
 import { createMetadataReader, type MetadataReader } from '../metadata.js';
 import { mapWithWorkers } from '../worker-pool.js';
@@ -47,7 +47,7 @@ export async function fileHistoryMakeSnapshot(
   const captured = captureState(updateState);
   if (captured === undefined) return undefined;
 
-  const trackingPaths = [...captured.trackedFiles].sort();
+  const trackingPaths = sortedPaths(captured.trackedFiles);
   const metadata = createMetadataReader(context.fs);
   // A reused entry leaves its turn's attribution behind: the new turn has no changes yet.
   const entries: Array<FileHistoryBackup | undefined> = new Array(trackingPaths.length);
@@ -132,6 +132,57 @@ export async function fileHistoryMakeSnapshot(
  * dropped snapshot, else by comparing the dropped snapshot (when in memory) with the one after it.
  * Only what the dropped snapshots referenced is looked at, never every held snapshot.
  */
+/** The sorted paths of each tracked-file set, as last sorted, with the set's size then. */
+const sortedSets = new WeakMap<ReadonlySet<string>, string[]>();
+
+/**
+ * The paths of `tracked` in sorted order. A state's tracked-file set only grows, in place
+ * (`trackEdit` adds to it; nothing in fh removes a path, and hosts treat the state as read-only):
+ * the paths added since the last call are the last ones in its insertion order, so only those are
+ * sorted and merged in. A set that shrank, or whose new tail holds a path sorted before (one
+ * removed and added again), is sorted afresh. Returns a new array.
+ */
+export function sortedPaths(tracked: ReadonlySet<string>): string[] {
+  const cached = sortedSets.get(tracked);
+  let sorted: string[];
+  if (cached === undefined || cached.length > tracked.size) {
+    return sortAfresh(tracked);
+  } else if (cached.length === tracked.size) {
+    sorted = cached.slice();
+  } else {
+    const added: string[] = [];
+    let index = 0;
+    for (const path of tracked) if (index++ >= cached.length) added.push(path);
+    added.sort();
+    sorted = new Array<string>(tracked.size);
+    let from = 0;
+    let next = 0;
+    let at = 0;
+    while (from < cached.length || next < added.length) {
+      const old = cached[from];
+      const fresh = added[next];
+      // A path in both: the set was changed otherwise than by adding (a path removed and added
+      // again moved to the end of its order), so the tail is not what was added.
+      if (old === fresh) return sortAfresh(tracked);
+      if (fresh === undefined || (old !== undefined && old < fresh)) {
+        sorted[at++] = old as string;
+        from += 1;
+      } else {
+        sorted[at++] = fresh;
+        next += 1;
+      }
+    }
+  }
+  sortedSets.set(tracked, sorted.slice());
+  return sorted;
+}
+
+function sortAfresh(tracked: ReadonlySet<string>): string[] {
+  const sorted = [...tracked].sort();
+  sortedSets.set(tracked, sorted.slice());
+  return sorted;
+}
+
 function releasedBackups(
   state: FileHistoryState,
   sequence: number,
@@ -218,11 +269,13 @@ async function unchangedByTimestamps(
   const rest: number[] = [];
   const granularity = context.timestampGranularityMs;
   const newest = state.snapshots.at(-1);
+  // The newest snapshot's own map, read once, when it has one (a chained one is walked by entryOf).
+  const newestMap = newest === undefined || isDeferred(newest) ? undefined : newest.trackedFileBackups;
   for (let index = 0; index < trackingPaths.length; index += 1) {
     const pause = metadata.pause();
     if (pause !== undefined) await pause;
     const trackingPath = trackingPaths[index] as string;
-    const held = newest === undefined ? undefined : entryOf(newest, trackingPath);
+    const held = newestMap !== undefined ? (Object.hasOwn(newestMap, trackingPath) ? newestMap[trackingPath] : undefined) : newest === undefined ? undefined : entryOf(newest, trackingPath);
     const previous = held ?? latestBackup(state, trackingPath);
     if (previous === undefined || previous.backupFileName === null || previous.error !== undefined || previous.size === undefined || previous.mode === undefined) {
       rest.push(index);
