@@ -267,17 +267,32 @@ export function streamFind(projectRoot: string, prune: ReadonlySet<string>, limi
       clearTimeout(timer);
       resolve(false);
     });
-    child.stdout.on('data', (chunk: Buffer) => {
+    const fail = (): void => {
+      failed = true;
+      child.kill('SIGKILL');
+    };
+    child.stdout.on('data', (data: Buffer) => {
       if (failed || stopped !== undefined) return;
-      const bytes = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-      const at = parseFind(bytes, sink);
-      if (at < 0) {
-        failed = true;
-        child.kill('SIGKILL');
-        return;
+      let chunk = data;
+      // The record cut by the last chunk's end: joined with just enough of this chunk to end it
+      // (not the whole chunk, which would copy the listing once more).
+      for (let take = 1024; carry !== undefined; take *= 4) {
+        const joined = Buffer.concat([carry, chunk.subarray(0, take)]);
+        const at = parseFind(joined, sink);
+        if (at < 0) return fail();
+        if (at > carry.length) {
+          chunk = chunk.subarray(at - carry.length);
+          carry = undefined;
+        } else if (take >= chunk.length) {
+          carry = joined;
+          return undefined;
+        }
       }
-      carry = at === bytes.length ? undefined : bytes.subarray(at);
+      const at = parseFind(chunk, sink);
+      if (at < 0) return fail();
+      carry = at === chunk.length ? undefined : Buffer.from(chunk.subarray(at));
       if (sink.count > limits.maxEntries || Date.now() > limits.deadline) stop();
+      return undefined;
     });
     child.on('close', (code) => {
       clearTimeout(timer);
