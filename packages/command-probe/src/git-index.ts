@@ -67,7 +67,7 @@ export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
   const paths: string[] = new Array(count);
   const offsets = new Uint32Array(count);
   let offset = 12;
-  let previous = '';
+  let previousBytes = Buffer.alloc(0);
   for (let index = 0; index < count; index += 1) {
     const start = offset;
     if (offset + 62 + oidBytes > bytes.length) return { unsupported: 'the index is truncated' };
@@ -91,8 +91,14 @@ export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
       const end = bytes.indexOf(0, offset);
-      if (end === -1 || strip > previous.length) return { unsupported: 'a malformed path in the index' };
-      path = previous.slice(0, previous.length - strip) + bytes.toString('utf8', offset, end);
+      // `strip` counts bytes of the previous path's UTF-8, not characters.
+      if (end === -1 || strip > previousBytes.length) return { unsupported: 'a malformed path in the index' };
+      const kept = previousBytes.length - strip;
+      const pathBytes = Buffer.allocUnsafe(kept + end - offset);
+      previousBytes.copy(pathBytes, 0, 0, kept);
+      bytes.copy(pathBytes, kept, offset, end);
+      path = pathBytes.toString('utf8');
+      previousBytes = pathBytes;
       offset = end + 1;
     } else {
       const end = bytes.indexOf(0, offset);
@@ -103,7 +109,6 @@ export function readIndex(bytes: Buffer, oidBytes: number): ParsedIndex {
     if ((gitMode & 0o170000) === 0o040000) return { unsupported: 'a sparse index' };
     paths[index] = path;
     offsets[index] = start;
-    previous = path;
   }
   const checksumStart = bytes.length - oidBytes;
   while (offset + 8 <= checksumStart) {

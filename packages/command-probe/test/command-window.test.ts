@@ -410,6 +410,24 @@ describe('the in-process scan of a git work tree', () => {
   });
 });
 
+describe('index version 4', () => {
+  it('paths after a stripped non-ASCII suffix are read byte-exact: every file is clean at begin and a change is taken from git', async () => {
+    world = await openWorld((project) => gitRepository(project, "mkdir dir && printf 'a\\n' > dir/éa.txt && printf 'z\\n' > dir/z.txt && printf 'r\\n' > root.txt && git update-index --index-version 4"));
+    expect(readFileSync(join(world.project, '.git', 'index')).readUInt32BE(4)).toBe(4);
+    const before = readTree(world.project);
+    const window = await world.history.beginCommand({ probe: world.probe, journal: world.journal, windowId: 'w1' });
+    expect((await world.journal.loadWindow('w1'))?.probeState).toMatchObject({ kind: 'scan' });
+    expect(window.files).toBe(0);
+    sh(world.project, "printf 'Z\\n' > dir/z.txt && printf 'A\\n' > dir/éa.txt");
+    const capture = await world.history.endCommand('w1', { probe: world.probe, journal: world.journal });
+    expect(capture.captured).toEqual([
+      { path: 'dir/z.txt', change: 'modified', source: 'git' },
+      { path: 'dir/éa.txt', change: 'modified', source: 'git' },
+    ]);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+});
+
 describe('listing limits (a project folder of / or a huge folder)', () => {
   /** A probe of `current`'s state folder with listing limits. */
   const limited = (current: World, options: { maxScanEntries?: number; maxScanMs?: number }) => new NodeCommandProbe({ stateDir: join(current.base, 'commands', 's1'), ...options });
