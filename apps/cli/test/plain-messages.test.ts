@@ -144,6 +144,19 @@ describe('fh track of a symbolic link', () => {
     const diff = await box.fhJson<{ filesChanged: string[] }>(['--session', 'l', 'diff', 'm1']);
     expect(list.json.checkpoints).toHaveLength(1);
     expect(diff.json.filesChanged).toEqual(['real.txt']);
+
+    // A named pipe (and a folder) is bad input: refused without opening it (exit 2), nothing tracked.
+    execFileSync('mkfifo', [join(box.project, 'pipe')]);
+    expect(await box.fh(['--session', 'l', 'track', 'pipe'])).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: pipe is a named pipe (FIFO), not a regular file: fh backs up regular files only, so nothing was tracked for it; track the regular files the agent will edit\n',
+    });
+    await writeFiles(box.project, { 'src/x.txt': 'x\n' });
+    expect((await box.fh(['--session', 'l', 'track', 'src'])).stderr).toBe(
+      'fh: src is a folder, not a regular file: fh backs up regular files only, so nothing was tracked for it; name the files in it (fh track src/<file>)\n',
+    );
+    expect((await box.fhJson<{ checkpoints: Array<{ filesChanged: string[] }> }>(['--session', 'l', 'list'])).json.checkpoints).toHaveLength(1);
   });
 });
 

@@ -13,6 +13,8 @@
  * JSON: `{ "sessionId", "projectRoot", "tracked": [trackingPath…], "links": [{ "path", "target" }],
  * "failed": [{ "path", "error" }] }`,
  * plus `"agent": { "by", "agentId", "agentType" }` when `--agent` is given.
+ * A folder, a named pipe, a socket or a device is refused as bad input (exit 2 when nothing else
+ * was given), never opened: reading a FIFO would wait for a writer.
  * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
  * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
@@ -69,10 +71,16 @@ export async function run(context: CommandContext, paths: string[], options: Tra
     let bytes = 0;
     for (const [index, path] of paths.entries()) {
       const absolute = resolve(context.cwd, path);
-      bytes += (await stat(absolute).catch(() => undefined))?.size ?? 0;
+      const stats = await stat(absolute).catch(() => undefined);
+      bytes += stats?.size ?? 0;
       try {
         if (path === '') throw new UsageError('an empty path is not a file to track');
         if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
+        if (stats !== undefined && !stats.isFile()) {
+          const what = stats.isDirectory() ? 'a folder' : stats.isFIFO() ? 'a named pipe (FIFO)' : stats.isSocket() ? 'a socket' : 'a device';
+          const advice = stats.isDirectory() ? `name the files in it (fh track ${displayPath(path)}/<file>)` : 'track the regular files the agent will edit';
+          throw new UsageError(`${displayPath(path)} is ${what}, not a regular file: fh backs up regular files only, so nothing was tracked for it; ${advice}`);
+        }
         await (agent?.by === 'subagent' ? session.history.forSubagent(agent).trackEdit(absolute) : session.history.trackEdit(absolute));
         const given = toTrackingPath(session.projectRoot, absolute);
         // trackEdit backs up the file a symlink leads to (inside the project), not the link.
