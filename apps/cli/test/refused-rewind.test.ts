@@ -1,4 +1,4 @@
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_CONTENT, CLAUDE_SESSION, writeClaudeFixture } from './claude-fixture.js';
@@ -85,6 +85,28 @@ describe('a rewind refused for a missing backup names the --paths workaround', (
       'No other file would change: every change this rewind makes needs a missing or damaged backup.',
       '',
     ]);
+  });
+
+  it('a backup that is a symbolic link in the store: refused as damaged store data (exit 1, as fh verify), naming the link', async () => {
+    const { box, lost } = await sessionWithLostBackup();
+    const outside = join(box.home, 'secret.txt');
+    await writeFiles(box.home, { 'secret.txt': 'a0\n' });
+    await symlink(outside, join(box.store, 'file-history', SESSION, lost));
+    const link = `${join(box.store, 'file-history', SESSION, lost)} is a symbolic link: fh never follows a link inside its store (${box.store}), so it was not read or written; replace it by what fh wrote there (or remove it) and run the command again`;
+    const diff = await box.fh(['--session', SESSION, 'diff', 't2']);
+    expect(diff.stdout.split('\n').slice(0, 3)).toEqual([
+      'Rewinding to t2 would change 1 file (+1 -1), but the rewind will be refused and change nothing: 1 backup is missing or damaged',
+      '  modify  b.txt  +1 -1',
+      `  cannot restore  a.txt: backup ${lost} damaged: ${link}`,
+    ]);
+    const refused = await box.fh(['--session', SESSION, 'rewind', 't2', '--mode', 'code', '--yes']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr.split('\n').slice(0, 2)).toEqual([
+      `fh: rewind refused, nothing was changed: 1 backup is missing or damaged: a.txt (${lost}: ${link})`,
+      `  a.txt: backup ${lost} damaged: ${link}`,
+    ]);
+    expect([await readFile(join(box.project, 'a.txt'), 'utf8'), await readFile(join(box.project, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b1\n']);
+    expect((await box.fh(['--session', SESSION, 'verify'])).exitCode).toBe(1);
   });
 
   it('under --claude a pruned backup is reported with the same "cannot restore" wording and the other files rewind (exit 3)', async () => {

@@ -59,7 +59,7 @@ export async function fileHistoryGetDiffStats(
   });
   const stats: DiffStats = { filesChanged: [], insertions: 0, deletions: 0, files: [], skipped: [], failed: [], missing: [] };
   const missing = (path: string, backupFileName: string, reason: string) => {
-    stats.failed?.push({ path, reason: `backup ${backupFileName} missing: ${reason}` });
+    stats.failed?.push({ path, reason: `backup ${backupFileName} ${/does not exist/.test(reason) ? 'missing' : 'damaged'}: ${reason}` });
     stats.missing?.push({ path, backupFileName, reason });
   };
   const deadline = Date.now() + DIFF_BUDGET_MS;

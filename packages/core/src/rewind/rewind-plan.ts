@@ -214,7 +214,14 @@ async function compareAndPlan(
     const plan = await restorePlan(context, path, absolutePath, backup, current, stats, false);
     return plan.kind === 'restore' ? { ...plan, contentUnchecked: true } : plan;
   }
-  const check = quick ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, backup)));
+  let check: Awaited<ReturnType<typeof checkFileChanged>>;
+  try {
+    check = quick ?? (await context.limit(() => checkFileChanged(context, absolutePath, stats, backup)));
+  } catch (error) {
+    const damaged = damagedBackupPlan(path, backup, error);
+    if (damaged !== undefined) return damaged;
+    throw error;
+  }
   if (!check.changed) return { kind: 'same', path };
   if (check.reason === 'backup-missing') {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
@@ -235,12 +242,29 @@ async function restorePlan(
   currentStats: FsStats | undefined,
   createParents: boolean,
 ): Promise<FilePlan> {
-  const info = await context.limit(() => context.store.statBackup(context.sessionId, backup.backupFileName));
+  let info: BackupInfo | null;
+  try {
+    info = await context.limit(() => context.store.statBackup(context.sessionId, backup.backupFileName));
+  } catch (error) {
+    const damaged = damagedBackupPlan(path, backup, error);
+    if (damaged !== undefined) return damaged;
+    throw error;
+  }
   if (info === null) return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: 'the backup does not exist in the store' };
   if (backup.size !== undefined && info.size !== backup.size) {
     return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: `the backup has ${info.size} bytes, the snapshot recorded ${backup.size}` };
   }
   return { kind: 'restore', path, absolutePath, backup, info, current, currentStats, createParents };
+}
+
+/**
+ * A `missing` plan when the store refused the backup object as not what it wrote (`CorruptError`:
+ * a symbolic link in an fs store, say): damaged store data, so the rewind is refused as for a
+ * missing backup. Undefined for any other error.
+ */
+function damagedBackupPlan(path: string, backup: StoredBackup, error: unknown): FilePlan | undefined {
+  if (!FhError.hasCode(error, 'FH_CORRUPT')) return undefined;
+  return { kind: 'missing', path, backupFileName: backup.backupFileName, reason: (error as Error).message };
 }
 
 async function statOrUndefined(context: FileHistoryContext, absolutePath: string): Promise<FsStats | undefined> {
