@@ -37,23 +37,17 @@ import { I_CTIME_NSEC, I_CTIME_SEC, I_GID, I_INO, I_MODE, I_MTIME_NSEC, I_MTIME_
 import {
   Builder,
   factsAt,
+  TYPE_NAMES,
   fields,
   fieldsCtimeMs,
   fieldsMtimeMs,
   listInto,
-  listTree,
   type FindSink,
   N_CTIME_MS,
-  N_CTIME_NSEC,
-  N_CTIME_SEC,
-  N_GID,
   N_INO,
   N_MODE,
   N_MTIME_MS,
-  N_MTIME_NSEC,
-  N_MTIME_SEC,
   N_SIZE,
-  N_UID,
   STRIDE,
   TYPE_FILE,
   TYPE_FOLDER,
@@ -177,9 +171,12 @@ export async function scanBegin(projectRoot: string, location: GitLocation, prun
   const indexFile = join(location.gitDir, 'index');
   const indexStats: Stats | undefined = lstatSync(indexFile, { throwIfNoEntry: false });
   const beginMs = Date.now();
-  // find lists the tree while the index is read and parsed here.
-  const listing = listTree(projectRoot, prune, limits, Math.ceil((indexStats?.size ?? 0) / 64) + 64);
-  listing.catch(() => undefined);
+  // find starts listing the tree; the index is read and parsed here before its first output is
+  // taken (the callbacks wait for this synchronous code), and each entry is then met against
+  // the index as it streams in.
+  const context: BeginContext = { index: undefined, inside: undefined, indexSec: indexStats === undefined ? 0 : Math.floor(indexStats.mtimeMs / 1000) };
+  const first = listInto(projectRoot, prune, limits, () => new BeginMatcher(context));
+  first.catch(() => undefined);
   let indexBytes: Buffer;
   try {
     indexBytes = readFileSync(indexFile);
@@ -190,20 +187,24 @@ export async function scanBegin(projectRoot: string, location: GitLocation, prun
   const parsed = readIndex(indexBytes, oidBytes);
   const inside = 'unsupported' in parsed ? parsed : projectEntries(parsed, location.prefix);
   if ('unsupported' in inside) {
-    await listing.catch(() => undefined);
+    context.unsupported = true;
+    await first.catch(() => undefined);
     return inside;
   }
-  const indexSec = indexStats === undefined ? 0 : Math.floor(indexStats.mtimeMs / 1000);
-  const sort = (listed: TreeListing, keepPruned: boolean): ScanBegin | undefined => sortBegin(projectRoot, location, parsed as IndexEntries, inside, indexSec, beginMs, listed, keepPruned);
-  let listed = await listing;
-  if ([...prune].some((folder) => inside.folders.has(folder))) listed = await listTree(projectRoot, new Set([...prune].filter((folder) => !inside.folders.has(folder))), limits, listed.count);
-  return sort(listed, false) ?? (sort(await listTree(projectRoot, new Set(), limits, listed.count), true) as ScanBegin);
+  context.index = parsed as IndexEntries;
+  context.inside = inside;
+  const finish = (matcher: BeginMatcher, keepPruned: boolean): ScanBegin | undefined => finishBegin(projectRoot, location, matcher, beginMs, keepPruned);
+  let matcher = await first;
+  if ([...prune].some((folder) => inside.folders.has(folder))) matcher = await listInto(projectRoot, new Set([...prune].filter((folder) => !inside.folders.has(folder))), limits, () => new BeginMatcher(context));
+  return finish(matcher, false) ?? (finish(await listInto(projectRoot, new Set(), limits, () => new BeginMatcher(context)), true) as ScanBegin);
 }
 
 /** The index entries inside the project folder: their numbers, project paths, and the folders above them. */
 interface ProjectEntries {
   entries: number[];
   paths: string[];
+  /** Position in `entries` by project path. */
+  byPath: Map<string, number>;
   folders: Set<string>;
 }
 
@@ -211,6 +212,7 @@ interface ProjectEntries {
 function projectEntries(index: IndexEntries, prefix: string): ProjectEntries | { unsupported: string } {
   const entries: number[] = [];
   const paths: string[] = [];
+  const byPath = new Map<string, number>();
   const folders = new Set<string>();
   let lastFolder: string | undefined;
   for (let k = 0; k < index.count; k += 1) {
@@ -219,6 +221,7 @@ function projectEntries(index: IndexEntries, prefix: string): ProjectEntries | {
     const path = prefix === '' ? topPath : topPath.slice(prefix.length);
     if (indexField(index, k, I_MODE) === 0o160000) return { unsupported: `${path} is a submodule` };
     if (path.endsWith('.gitattributes') && (path === '.gitattributes' || path.endsWith('/.gitattributes'))) return { unsupported: `${path} sets attributes` };
+    byPath.set(path, entries.length);
     entries.push(k);
     paths.push(path);
     const slash = path.lastIndexOf('/');
@@ -229,7 +232,78 @@ function projectEntries(index: IndexEntries, prefix: string): ProjectEntries | {
       addFoldersAbove(lastFolder, folders);
     }
   }
-  return { entries, paths, folders };
+  return { entries, paths, byPath, folders };
+}
+
+/** What the begin's matcher reads: the index (set once it is parsed, before any entry arrives). */
+interface BeginContext {
+  index: IndexEntries | undefined;
+  inside: ProjectEntries | undefined;
+  /** The second the index file was last written. */
+  indexSec: number;
+  /** Set when the index turned out unsupported: entries are then dropped. */
+  unsupported?: boolean;
+}
+
+/**
+ * The begin's {@link FindSink}: each listed file is looked up among the index entries as it
+ * arrives (while find goes on listing) and checked by git's stat rule there and then; files the
+ * index does not have, and folders, go to `rest` for the `.gitignore` rules.
+ */
+class BeginMatcher implements FindSink {
+  count = 0;
+  readonly rest = new Builder(256);
+  /** Listed index entries: path, position in `inside.entries`, facts (6 numbers each, as a tree row), 1 when stat could not prove it clean. */
+  readonly rowPaths: string[] = [];
+  readonly rowEntries: number[] = [];
+  readonly rowFacts: number[] = [];
+  readonly rowDoubt: number[] = [];
+  /** 1 for each entry of `inside.entries` the listing has (as a file or a folder). */
+  listed: Uint8Array | undefined;
+
+  constructor(readonly context: BeginContext) {}
+
+  entry(tag: number, type: number, bytes: Buffer, pathStart: number, pathEnd: number): void {
+    this.count += 1;
+    const { index, inside } = this.context;
+    if (index === undefined || inside === undefined) {
+      if (this.context.unsupported === true) return;
+      throw new Error('the begin of a git scan took a listed entry before the index was read');
+    }
+    const path = bytes.toString('utf8', pathStart, pathEnd);
+    const e = inside.byPath.get(path);
+    if (e !== undefined) {
+      this.listed ??= new Uint8Array(inside.entries.length);
+      this.listed[e] = 1;
+    }
+    if (e === undefined || type === TYPE_FOLDER) {
+      this.rest.entryAt(tag, type, path);
+      return;
+    }
+    const k = inside.entries[e] as number;
+    const gitMode = indexField(index, k, I_MODE);
+    const mode = fields[1] as number;
+    const racy = this.context.indexSec <= Math.max(indexField(index, k, I_MTIME_SEC), indexField(index, k, I_CTIME_SEC));
+    const statClean =
+      !racy &&
+      fields[4] === indexField(index, k, I_MTIME_SEC) &&
+      fields[5] === indexField(index, k, I_MTIME_NSEC) &&
+      fields[6] === indexField(index, k, I_CTIME_SEC) &&
+      fields[7] === indexField(index, k, I_CTIME_NSEC) &&
+      (fields[0] as number) % 2 ** 32 === indexField(index, k, I_SIZE) &&
+      (fields[8] as number) % 2 ** 32 === indexField(index, k, I_INO) &&
+      fields[2] === indexField(index, k, I_UID) &&
+      fields[3] === indexField(index, k, I_GID) &&
+      typeMatches(gitMode, type, mode);
+    this.rowPaths.push(path);
+    this.rowEntries.push(e);
+    this.rowFacts.push(type, fields[0] as number, mode, fieldsMtimeMs(), fieldsCtimeMs(), fields[8] as number);
+    this.rowDoubt.push(statClean ? 0 : 1);
+  }
+
+  nested(folder: string): void {
+    this.rest.nested(folder);
+  }
 }
 
 /**
@@ -237,80 +311,65 @@ function projectEntries(index: IndexEntries, prefix: string): ProjectEntries | {
  * dirty, the rest of the listing untracked or ignored. Undefined when a pruned folder turned out
  * not to be ignored (unless `keepPruned`).
  */
-function sortBegin(projectRoot: string, location: GitLocation, index: IndexEntries, inside: ProjectEntries, indexSec: number, beginMs: number, listing: TreeListing, keepPruned: boolean): ScanBegin | undefined {
-  const claimed = new Uint8Array(listing.count);
-  const own = new Map<string, EntryFacts>();
+function finishBegin(projectRoot: string, location: GitLocation, matcher: BeginMatcher, beginMs: number, keepPruned: boolean): ScanBegin | undefined {
+  const index = matcher.context.index as IndexEntries;
+  const inside = matcher.context.inside as ProjectEntries;
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
-  const total = inside.entries.length;
-  const cleanListed = new Uint32Array(total);
-  const cleanIndex = new Uint32Array(total);
-  let clean = 0;
-  const numbers = listing.numbers;
-  const dirty: Array<{ path: string; j: number }> = [];
-  for (let e = 0; e < total; e += 1) {
-    const k = inside.entries[e] as number;
-    const path = inside.paths[e] as string;
-    const j = listing.indexOf.get(path);
-    if (j === undefined) {
-      dirty.push({ path, j: -1 });
-      continue;
-    }
-    claimed[j] = 1;
-    const type = listing.types[j] as number;
-    if (type === TYPE_FOLDER) continue;
-    const gitMode = indexField(index, k, I_MODE);
-    const racy = indexSec <= Math.max(indexField(index, k, I_MTIME_SEC), indexField(index, k, I_CTIME_SEC));
-    if ((!racy && statMatches(index, k, listing, j, gitMode)) || (typeMatches(gitMode, type, numbers[j * STRIDE + N_MODE] as number) && contentOid(rootSlash + path, type, numbers[j * STRIDE + N_SIZE] as number, index.oidBytes) === oidAt(index, k))) {
-      cleanListed[clean] = j;
-      cleanIndex[clean] = k;
-      clean += 1;
-    } else {
-      dirty.push({ path, j });
+  const { rowPaths, rowEntries, rowFacts, rowDoubt } = matcher;
+  const rows = rowPaths.length;
+  const clean = new Uint8Array(rows);
+  let cleanCount = 0;
+  const gitignoreFolders = new Set<string>();
+  for (let row = 0; row < rows; row += 1) {
+    const path = rowPaths[row] as string;
+    if (path.endsWith('.gitignore') && (path.length === 10 || path[path.length - 11] === '/')) gitignoreFolders.add(path.length === 10 ? '' : path.slice(0, -11));
+    const k = inside.entries[rowEntries[row] as number] as number;
+    const at = row * TREE_STRIDE;
+    const type = rowFacts[at] as number;
+    if (rowDoubt[row] === 0 || (typeMatches(indexField(index, k, I_MODE), type, rowFacts[at + 2] as number) && contentOid(rootSlash + path, type, rowFacts[at + 1] as number, index.oidBytes) === oidAt(index, k))) {
+      clean[row] = 1;
+      cleanCount += 1;
     }
   }
-  const untracked = classify(projectRoot, location, listing, claimed, (folder) => inside.folders.has(folder), keepPruned);
+  const listing = matcher.rest.done();
+  const untracked = classify(projectRoot, location, listing, new Uint8Array(listing.count), (folder) => inside.folders.has(folder), keepPruned, (folder) => gitignoreFolders.has(folder));
   if (untracked === undefined) return undefined;
+  const own = new Map<string, EntryFacts>(untracked.own);
   const folders = new Set(inside.folders);
   for (const path of untracked.own.keys()) addFoldersAbove(path, folders);
-  for (const [path, facts] of untracked.own) own.set(path, facts);
-  for (const { path, j } of dirty) own.set(path, j === -1 ? MISSING_FACTS : factsAt(listing, j));
-  // Rows in the listing's order (see ScanTree).
-  const indexOfListed = new Int32Array(listing.count).fill(-1);
-  for (let r = 0; r < clean; r += 1) indexOfListed[cleanListed[r] as number] = cleanIndex[r] as number;
+  for (let row = 0; row < rows; row += 1) {
+    if (clean[row] === 1) continue;
+    const at = row * TREE_STRIDE;
+    own.set(rowPaths[row] as string, { type: TYPE_NAMES[rowFacts[at] as number] as EntryFacts['type'], size: rowFacts[at + 1] as number, mode: rowFacts[at + 2] as number, mtimeMs: rowFacts[at + 3] as number, ctimeMs: rowFacts[at + 4] as number, ino: rowFacts[at + 5] as number });
+  }
+  for (let e = 0; e < inside.entries.length; e += 1) if (matcher.listed?.[e] !== 1) own.set(inside.paths[e] as string, MISSING_FACTS);
   const oidBytes = index.oidBytes;
-  const paths: string[] = new Array<string>(clean);
-  const pathStarts = new Uint32Array(clean + 1);
+  const cleanPaths: string[] = new Array<string>(cleanCount);
+  const pathStarts = new Uint32Array(cleanCount + 1);
   const tree: ScanTree = {
     beginMs,
-    count: clean,
+    count: cleanCount,
     pathBytes: Buffer.alloc(0),
     pathStarts,
-    facts: new Float64Array(clean * TREE_STRIDE),
-    gitModes: new Uint32Array(clean),
-    oids: Buffer.allocUnsafe(clean * oidBytes),
+    facts: new Float64Array(cleanCount * TREE_STRIDE),
+    gitModes: new Uint32Array(cleanCount),
+    oids: Buffer.allocUnsafe(cleanCount * oidBytes),
     oidBytes,
     gitignoreRows: [],
     known: [...own.keys()],
     ignored: [...untracked.ignored.keys()],
     folders: [...folders],
   };
+  // Rows in the listing's order (see ScanTree).
   let r = 0;
-  let ascii = true;
   let offset = 0;
-  for (let j = 0; j < listing.count; j += 1) {
-    const k = indexOfListed[j] as number;
-    if (k === -1) continue;
-    const path = listing.paths[j] as string;
-    paths[r] = path;
+  for (let row = 0; row < rows; row += 1) {
+    if (clean[row] !== 1) continue;
+    const path = rowPaths[row] as string;
+    const k = inside.entries[rowEntries[row] as number] as number;
+    cleanPaths[r] = path;
     if (path.endsWith('.gitignore') && (path.length === 10 || path[path.length - 11] === '/')) tree.gitignoreRows.push(r);
-    const at = r * TREE_STRIDE;
-    const base = j * STRIDE;
-    tree.facts[at] = listing.types[j] as number;
-    tree.facts[at + 1] = numbers[base + N_SIZE] as number;
-    tree.facts[at + 2] = numbers[base + N_MODE] as number;
-    tree.facts[at + 3] = numbers[base + N_MTIME_MS] as number;
-    tree.facts[at + 4] = numbers[base + N_CTIME_MS] as number;
-    tree.facts[at + 5] = numbers[base + N_INO] as number;
+    for (let field = 0; field < TREE_STRIDE; field += 1) tree.facts[r * TREE_STRIDE + field] = rowFacts[row * TREE_STRIDE + field] as number;
     tree.gitModes[r] = indexField(index, k, I_MODE);
     const oid = (index.offsets[k] as number) + 40;
     index.bytes.copy(tree.oids, r * oidBytes, oid, oid + oidBytes);
@@ -318,13 +377,12 @@ function sortBegin(projectRoot: string, location: GitLocation, index: IndexEntri
     pathStarts[r + 1] = offset;
     r += 1;
   }
-  const joined = paths.join('\0');
-  tree.pathBytes = Buffer.from(clean === 0 ? '' : `${joined}\0`);
-  ascii = tree.pathBytes.length === offset;
-  if (!ascii) {
+  tree.pathBytes = Buffer.from(cleanCount === 0 ? '' : `${cleanPaths.join('\0')}\0`);
+  if (tree.pathBytes.length !== offset) {
+    // Not all ASCII: byte offsets.
     offset = 0;
-    for (let row = 0; row < clean; row += 1) {
-      offset += Buffer.byteLength(paths[row] as string) + 1;
+    for (let row = 0; row < cleanCount; row += 1) {
+      offset += Buffer.byteLength(cleanPaths[row] as string) + 1;
       pathStarts[row + 1] = offset;
     }
   }
@@ -618,23 +676,6 @@ function typeMatches(gitMode: number, type: number, mode: number): boolean {
   if (gitMode === 0o120000) return type === TYPE_SYMLINK;
   if (gitMode !== 0o100644 && gitMode !== 0o100755) return false;
   return type === TYPE_FILE && ((mode & 0o100) !== 0) === (gitMode === 0o100755);
-}
-
-/** Git's stat check: index entry `k`'s stat data equals listing entry `j`'s (times to the nanosecond). */
-function statMatches(index: IndexEntries, k: number, listing: TreeListing, j: number, gitMode: number): boolean {
-  const base = j * STRIDE;
-  const numbers = listing.numbers;
-  return (
-    numbers[base + N_MTIME_SEC] === indexField(index, k, I_MTIME_SEC) &&
-    numbers[base + N_MTIME_NSEC] === indexField(index, k, I_MTIME_NSEC) &&
-    numbers[base + N_CTIME_SEC] === indexField(index, k, I_CTIME_SEC) &&
-    numbers[base + N_CTIME_NSEC] === indexField(index, k, I_CTIME_NSEC) &&
-    (numbers[base + N_SIZE] as number) % 2 ** 32 === indexField(index, k, I_SIZE) &&
-    (numbers[base + N_INO] as number) % 2 ** 32 === indexField(index, k, I_INO) &&
-    numbers[base + N_UID] === indexField(index, k, I_UID) &&
-    numbers[base + N_GID] === indexField(index, k, I_GID) &&
-    typeMatches(gitMode, listing.types[j] as number, numbers[base + N_MODE] as number)
-  );
 }
 
 /** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read or changed meanwhile. `size`: its listed size. */

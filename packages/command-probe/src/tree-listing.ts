@@ -209,10 +209,14 @@ export class Builder implements FindSink {
   }
 
   entry(tag: number, type: number, bytes: Buffer, pathStart: number, pathEnd: number): void {
+    this.entryAt(tag, type, bytes.toString('utf8', pathStart, pathEnd));
+  }
+
+  /** {@link entry} with the path already decoded. */
+  entryAt(tag: number, type: number, path: string): void {
     const i = this.next();
     this.types[i] = type;
     storeFields(this.numbers, i * STRIDE, type);
-    const path = bytes.toString('utf8', pathStart, pathEnd);
     this.add(i, path);
     if (tag === TAG_PRUNED) this.pruned.add(path);
   }
@@ -317,6 +321,10 @@ export async function listInto<S extends FindSink>(projectRoot: string, prune: R
       return sink;
     }
     findWorks = false;
+  } else {
+    // Let the caller finish what it prepares while find would be starting (the begin parses the
+    // index its sink reads) before the in-process listing feeds the sink.
+    await null;
   }
   const listing = listInProcess(projectRoot, prune, limits, 1024);
   const sink = makeSink();

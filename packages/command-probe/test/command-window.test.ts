@@ -3,7 +3,8 @@ import { readTree, gitRepository, openWorld, rewindAndUndo, runInWindow, sh, sto
 import { FileHistory, RewindSession } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { FsCommandJournal, NodeCommandProbe } from '../src/index.js';
 import { scanBegin, scanEnd, type ScanTree } from '../src/git-scan.js';
@@ -537,6 +538,35 @@ describe('the end of a git scan matches rows in any order', () => {
       expect(ended.changed.get('src/f3.txt')?.blobId).toBe(createHash('sha1').update('blob 2\0').update('3\n').digest('hex'));
       expect([...ended.own.keys()]).toEqual(['src/new.txt']);
       expect([...ended.ignored.keys()]).toEqual(['src/x.log']);
+    }
+  });
+});
+
+describe('without GNU find', () => {
+  it('the scan lists in-process (find not on PATH) and captures the same, window after window', async () => {
+    world = await openWorld(baseRepository);
+    const bin = join(world.base, 'bin');
+    mkdirSync(bin);
+    for (const tool of ['git', 'bash']) symlinkSync(execFileSync('bash', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      for (const round of [1, 2]) {
+        const before = readTree(world.project);
+        const window = await world.history.beginCommand({ probe: world.probe, journal: world.journal, windowId: `w${round}` });
+        expect((await world.journal.loadWindow(`w${round}`))?.probeState).toMatchObject({ kind: 'scan' });
+        expect(window.files).toBe(0);
+        sh(world.project, `printf 'round ${round}\\n' >> docs/guide.md && echo new > new-${round}.txt`);
+        const capture = await world.history.endCommand(`w${round}`, { probe: world.probe, journal: world.journal });
+        expect(capture.captured).toEqual([
+          { path: 'docs/guide.md', change: 'modified', source: round === 1 ? 'git' : 'tracked' },
+          { path: `new-${round}.txt`, change: 'created', source: 'created' },
+        ]);
+        if (round === 1) await expectRewindAndUndo(world, before, readTree(world.project));
+        sh(world.project, 'git add -A');
+      }
+    } finally {
+      process.env.PATH = path;
     }
   });
 });
