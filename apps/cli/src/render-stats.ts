@@ -54,7 +54,7 @@ export function refusingPaths(stats: StatsWithRefusals): string[] {
  * Why a rewind will be refused, as the end of a sentence (`the rewind will be refused …`), or
  * undefined when it will not be.
  */
-export function refusalText(stats: StatsWithRefusals): string | undefined {
+export function refusalText(stats: StatsWithRefusals, operation = 'rewind'): string | undefined {
   const refusals = stats.refusals ?? (stats.missing ?? []).map((entry) => ({ path: entry.path, kind: 'backup-missing' as const, reason: entry.reason }));
   if (refusals.length === 0) return undefined;
   const missing = refusals.filter((refusal) => refusal.kind === 'backup-missing').length;
@@ -65,13 +65,15 @@ export function refusalText(stats: StatsWithRefusals): string | undefined {
       ? []
       : [`${unreadable.length === 1 ? `${unreadable[0]} cannot` : `${unreadable.length} files cannot`} be read, so ${unreadable.length === 1 ? 'it' : 'they'} cannot be saved in the undo point first (make ${unreadable.length === 1 ? 'it' : 'them'} readable, or leave ${unreadable.length === 1 ? 'it' : 'them'} out with --paths)`]),
   ];
-  return `the rewind will be refused and change nothing: ${parts.join('; ')}`;
+  return `the ${operation} will be refused and change nothing: ${parts.join('; ')}`;
 }
 
 /** Options of {@link renderDiffStats}. */
 export interface RenderDiffStatsOptions {
   /** The hint printed when a rewind would be refused (see {@link refusingPaths}), e.g. the `--paths` command. */
   refusalHint?: string;
+  /** What would be refused, for the summary (`the undo will be refused …`). Default `rewind`. */
+  operation?: string;
 }
 
 /**
@@ -81,7 +83,7 @@ export interface RenderDiffStatsOptions {
 export function renderDiffStats(stats: StatsWithRefusals, colors: Colors, what: string, options: RenderDiffStatsOptions = {}): string[] {
   const count = stats.files.length;
   const refusing = refusingPaths(stats).length;
-  const refusedBecause = refusalText(stats);
+  const refusedBecause = refusalText(stats, options.operation);
   const summary =
     count === 0
       ? `${what} would change no files`

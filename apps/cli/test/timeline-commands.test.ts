@@ -8,7 +8,8 @@
  * it back first (refusing without the session lock).
  */
 import { execFileSync } from 'node:child_process';
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { capturePoint, FileHistory, readTimeline } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
@@ -189,7 +190,7 @@ describe('fh diff --undo', () => {
 
   it('names an unknown point and what lists them (an unknown turn too, with --session); paths are refused', async () => {
     const box = await sandbox();
-    await rewindsAndUndo(box);
+    const { p1 } = await rewindsAndUndo(box);
     const unknown = await fh(box, ['diff', '--undo', 'ffffffff']);
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'fh: session s has no timeline point "ffffffff"; fh undo --list shows them\n']);
     const short = await fh(box, ['undo', '0']);
@@ -199,6 +200,25 @@ describe('fh diff --undo', () => {
     expect(unknownTurn.stderr).toContain(`fh --store fs:${box.store} --session s --project ${box.project} list`);
     const withPaths = await fh(box, ['diff', '--undo', 'ffffffff', '--', 'a.txt']);
     expect([withPaths.exitCode, withPaths.stderr]).toEqual([2, 'fh: fh diff --undo <point> previews the whole undo: it takes no message id, paths or --agent; nothing was read\n']);
+
+    // A damaged pre-image (same size, other bytes): flagged as the rewind's fh diff flags a checkpoint backup.
+    const folder = join(box.store, 'file-history', 's');
+    const names = await readdir(folder);
+    const damagedName = names.find((name) => name.includes('@undo-') && readFileSync(join(folder, name), 'utf8') === 'x\n') as string;
+    await writeFile(join(folder, damagedName), 'y\n');
+    const damaged = await fh(box, ['diff', '--undo', p1]);
+    expect(damaged.exitCode).toBe(0);
+    const lines = damaged.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^Undoing to just before point ${p1} would change \\d+ files? \\(.*\\), but the undo will be refused and change nothing: 1 backup is missing or damaged$`));
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  cannot restore  a\\.txt: backup ${damagedName.replace('.', '\\.')} damaged: its bytes do not match the content hash recorded when it was made \\(sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…\\)$`)));
+    const json = await box.fhJson<{ filesChanged: string[]; missing: Array<{ path: string; backupFileName: string }> }>(['--session', 's', 'diff', '--undo', p1]);
+    expect(json.json.missing.map((entry) => [entry.path, entry.backupFileName])).toEqual([['a.txt', damagedName]]);
+    expect(json.json.filesChanged).not.toContain('a.txt');
+    const before = await readTree(box.project);
+    const refused = await fh(box, ['undo', p1]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain('refused, nothing was changed: 1 backup is damaged');
+    expect(await readTree(box.project)).toEqual(before);
   }, 60_000);
 });
 

@@ -11,7 +11,9 @@
  * JSON: `{ "sessionId", "projectRoot", "pointId", "point": { "operation", "createdAt",
  * "messageId", "target", "status" }, "filesChanged", "insertions", "deletions", "files": [{
  * "path", "status", "insertions", "deletions", "binary", "tooLarge"?, "tooManyChanges"?,
- * "modeOnly"? }], "patch"? }` (`status` `created`: the file exists now and the undo deletes it;
+ * "modeOnly"? }], "failed": [{ "path", "reason" }], "missing": [{ "path", "backupFileName", "reason" }],
+ * "patch"? }` (`failed`/`missing`: pre-images whose bytes fail their recorded hash, so the undo
+ * would be refused, changing nothing) (`status` `created`: the file exists now and the undo deletes it;
  * `deleted`: the undo brings it back).
  */
 import { lstat } from 'node:fs/promises';
@@ -24,7 +26,7 @@ import { displayId, displayPath } from '../format.js';
 import { gitFilePatch } from '../git-patch.js';
 import { openSession, type OpenedSession } from '../open-session.js';
 import { progressBars } from '../progress-bar.js';
-import { renderDiffStats } from '../render-stats.js';
+import { refusalText, renderDiffStats } from '../render-stats.js';
 import { undoStoreFor } from '../rewind-session.js';
 import { renderStat, writeSummaryAndPatch, type DiffOptions } from './diff.js';
 import { readCurrentBytes } from '../snapshot-content.js';
@@ -50,6 +52,8 @@ export async function runUndoDiff(context: CommandContext, pointId: string, oper
         insertions: stats.insertions,
         deletions: stats.deletions,
         files: stats.files,
+        failed: stats.failed ?? [],
+        missing: stats.missing ?? [],
         ...(patch === undefined ? {} : { patch }),
       });
       return;
@@ -58,10 +62,12 @@ export async function runUndoDiff(context: CommandContext, pointId: string, oper
     if (options.nameOnly === true || options.stat === true) {
       const lines = options.nameOnly === true ? stats.files.map((file) => displayPath(file.path)) : renderStat(stats, colors);
       if (lines.length > 0) context.output.stdout.write(`${lines.join('\n')}\n`);
+      const refusal = refusalText(stats, 'undo');
+      if (refusal !== undefined) context.output.warn(`undoing to just before point ${displayId(point.undoId)}: ${refusal}`);
       return;
     }
     const summary = [
-      ...renderDiffStats(stats, colors, `Undoing to just before point ${displayId(point.undoId)}`),
+      ...renderDiffStats(stats, colors, `Undoing to just before point ${displayId(point.undoId)}`, { operation: 'undo' }),
       colors.dim(`Do it with: ${fhCommand(context, ['undo', point.undoId], { session: session.sessionId })}`),
     ];
     await writeSummaryAndPatch(context, summary, patch, colors);

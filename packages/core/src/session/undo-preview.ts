@@ -16,6 +16,8 @@ import { previewUndo, readTimeline, type UndoOptions, type UndoStore, type UndoW
 import { findPoint } from './timeline.js';
 import type { TimelinePoint } from './timeline-records.js';
 import type { UndoEntry } from './undo-records.js';
+import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
+import pLimit from 'p-limit';
 
 /** What {@link undoDiffStats} found. */
 export interface UndoPreview {
@@ -72,8 +74,15 @@ export async function undoDiffStats(workspace: UndoWorkspace, undo: UndoStore, p
   const cap = options.diffSizeCapBytes ?? DEFAULT_DIFF_SIZE_CAP_BYTES;
   const deadline = Date.now() + DIFF_BUDGET_MS;
   const files: FileDiffStat[] = [];
+  // As the undo checks them before writing: a pre-image whose bytes fail their recorded sha256
+  // makes the undo refuse, so it is listed as damaged (as a rewind's dry run lists a checkpoint backup).
+  const damaged = await damagedPreImages(undo, entries);
   const counting = startPhase(options.onProgress, 'counting', entries.length);
   for (const entry of entries) {
+    if (damaged.has(entry.path)) {
+      counting.file();
+      continue;
+    }
     const absolutePath = toAbsolutePath(workspace.projectRoot, entry.path);
     const current = await lstatOrUndefined(workspace, absolutePath);
     const status: FileDiffStat['status'] = entry.kind === 'missing' ? 'created' : current === undefined ? 'deleted' : 'modified';
@@ -109,8 +118,23 @@ export async function undoDiffStats(workspace: UndoWorkspace, undo: UndoStore, p
     deletions: files.reduce((sum, file) => sum + file.deletions, 0),
     files,
     skipped: [],
-    failed: [],
-    missing: [],
+    failed: [...damaged.values()].map((entry) => ({ path: entry.path, reason: `backup ${entry.backupFileName} damaged: ${entry.reason}` })),
+    missing: [...damaged.values()],
   };
   return { point, entries, stats };
+}
+
+/** The file entries of `entries` whose pre-image fails its recorded sha256, by path (8 checked at a time; entries recorded without a hash pass). */
+async function damagedPreImages(undo: UndoStore, entries: readonly UndoEntry[]): Promise<Map<string, { path: string; backupFileName: string; reason: string }>> {
+  const limit = pLimit(8);
+  const hashed = entries.filter((entry) => entry.kind === 'file' && entry.sha256 !== undefined && entry.size !== undefined);
+  const checks = await Promise.all(
+    hashed.map((entry) => limit(() => checkBackupBytes(undo.store, undo.sessionId, entry.backupFileName as string, entry.sha256 as string, entry.size as number))),
+  );
+  const damaged = new Map<string, { path: string; backupFileName: string; reason: string }>();
+  hashed.forEach((entry, index) => {
+    const check = checks[index] as BackupCheck;
+    if (isDamaged(check)) damaged.set(entry.path, { path: entry.path, backupFileName: entry.backupFileName as string, reason: describeDamage(check) });
+  });
+  return damaged;
 }
