@@ -6,7 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, git, runCli, tempFolder, type CliResult } from './helpers.js';
@@ -45,13 +47,30 @@ async function box(): Promise<Box> {
   };
 }
 
-/** Copy a fixture transcript into `projects/<slug(cwd)>/` of the box's config folder; returns its path. */
-async function installTranscript(target: Box, fixture: string, sessionId: string, cwd: string): Promise<string> {
+/**
+ * Copy a fixture transcript into `projects/<slug(cwd)>/` of the box's config folder; returns its
+ * path. `relocate`: text replacements made on the way (a recorded absolute folder moved under
+ * {@link ROOT}, so no test writes outside its temp folder and two suites can run at once).
+ */
+async function installTranscript(target: Box, fixture: string, sessionId: string, cwd: string, relocate: ReadonlyArray<[string, string]> = []): Promise<string> {
   const path = join(target.configDir, 'projects', slug(cwd), `${sessionId}.jsonl`);
   await mkdir(dirname(path), { recursive: true });
-  await copyFile(join(FIXTURES, fixture, `${sessionId}.jsonl`), path);
+  if (relocate.length === 0) {
+    await copyFile(join(FIXTURES, fixture, `${sessionId}.jsonl`), path);
+    return path;
+  }
+  let text = await readFile(join(FIXTURES, fixture, `${sessionId}.jsonl`), 'utf8');
+  for (const [from, to] of relocate) text = text.replaceAll(from, to);
+  await writeFile(path, text);
   return path;
 }
+
+/**
+ * The temp folder standing in for the file-system root of the machines the real records were made
+ * on: their `/Users/<name>/…` and `/tmp/…` paths are moved under it.
+ */
+const ROOT = realpathSync(mkdtempSync(join(tmpdir(), 'fh-claude-root-')));
+afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 
 /** Every `parentUuid` resolves among the records, and every `tool_use` has a `tool_result`. */
 function expectWellFormedConversation(records: ReadonlyArray<Record<string, any>>): void {
@@ -116,19 +135,22 @@ describe('real transcript, Claude Code 2.1.39 (marot/spotter): parallel tool cal
 describe('real snapshot record, Claude Code 2.1.123: 20 files outside the project', () => {
   const SESSION = '0ab3352c-0614-4d2c-942c-0051f270eaf3';
   const PROMPT = 'd1560035-15a5-4b35-bd10-ec6a4aa757c4';
-  const CWD = '/Users/jeyengjau/Desktop/APP/Design-prompt';
-  const SIBLING = '/Users/jeyengjau/Desktop/APP/forma-studio-v2.5';
+  // The record's /Users/jeyengjau/… and /tmp/… paths, moved under ROOT.
+  const CWD = `${ROOT}/Users/jeyengjau/Desktop/APP/Design-prompt`;
+  const SIBLING = `${ROOT}/Users/jeyengjau/Desktop/APP/forma-studio-v2.5`;
+  const TMP = `${ROOT}/tmp`;
+  const relocate: Array<[string, string]> = [
+    ['/Users/jeyengjau/', `${ROOT}/Users/jeyengjau/`],
+    ['/tmp/codex-', `${TMP}/codex-`],
+  ];
   let target: Box;
   let entries: Array<[string, { backupFileName: string | null }]>;
-  let createdUsers = false;
   const content = (path: string) => `at the checkpoint: ${path}\n`;
   const changed = (path: string) => `changed since: ${path}\n`;
 
   beforeAll(async () => {
-    createdUsers = await stat('/Users').then(() => false, () => true);
-    await expect(stat('/Users/jeyengjau')).rejects.toMatchObject({ code: 'ENOENT' });
     target = await box();
-    const path = await installTranscript(target, 'outside-2.1.123', SESSION, CWD);
+    const path = await installTranscript(target, 'outside-2.1.123', SESSION, CWD, relocate);
     const record = parseLines(await readFile(path, 'utf8')).find((line) => line.type === 'file-history-snapshot') as Record<string, any>;
     entries = Object.entries(record.snapshot.trackedFileBackups);
     await mkdir(CWD, { recursive: true });
@@ -139,10 +161,6 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
       await writeFile(file, changed(file));
       if (backup.backupFileName !== null) await writeFile(join(history, backup.backupFileName), content(file));
     }
-  });
-  afterAll(async () => {
-    for (const [file] of entries ?? []) if (file.startsWith('/tmp/')) await rm(file, { force: true });
-    await rm(createdUsers ? '/Users' : '/Users/jeyengjau', { recursive: true, force: true });
   });
 
   const outsideFiles = () => entries.map(([file]) => file).sort();
@@ -159,7 +177,7 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
     expect(diff.json.outside.filesChanged).toEqual(outsideFiles());
     expect(diff.json.outside.files.filter((file: any) => file.status === 'created').map((file: any) => file.path)).toEqual([
       `${SIBLING}/docs/CLAUDE-c-risk-audit.md`,
-      '/tmp/codex-c-detail.md',
+      `${TMP}/codex-c-detail.md`,
     ]);
     const text = await target.fh(['--session', SESSION, 'diff', PROMPT]);
     expect(text.stdout).toContain('Outside the project, rewinding with --include-outside would change 20 files (+18 -20)');
@@ -193,7 +211,7 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
       const options = await waitFor('Outside the project, left unless --include-outside: 20 files (+18 -20):');
       expect(options).toContain(`${SIBLING}/docs/CLAUDE-c-risk-audit.md  +0 -1`);
       expect(options).toContain('… and 7 more outside the project (fh diff lists them)');
-      expect(options).toContain('delete  /tmp/codex-c-detail.md  +0 -1');
+      expect(options).toContain(`delete  ${TMP}/codex-c-detail.md  +0 -1`);
       tmux(['send-keys', '-t', 'outside', 'q']);
       await waitFor('EXIT=');
     } finally {
@@ -224,7 +242,7 @@ describe('real snapshot record, Claude Code 2.1.123: 20 files outside the projec
     expect(result.exitCode).toBe(3);
     const restorable = entries.filter(([file, backup]) => backup.backupFileName !== null && !file.startsWith(`${SIBLING}/tools/`)).map(([file]) => file).sort();
     expect(json.outside.restored).toEqual(restorable);
-    expect(json.outside.deleted).toEqual([`${SIBLING}/docs/CLAUDE-c-risk-audit.md`, '/tmp/codex-c-detail.md']);
+    expect(json.outside.deleted).toEqual([`${SIBLING}/docs/CLAUDE-c-risk-audit.md`, `${TMP}/codex-c-detail.md`]);
     expect(json.outside.skipped.map((entry: any) => entry.path)).toEqual([`${SIBLING}/tools/translate_prompts_zh.py`]);
     expect(json.outside.undoSession).toBe(`${SESSION}.outside`);
     for (const file of restorable) expect(await readFile(file, 'utf8')).toBe(content(file));
@@ -527,26 +545,22 @@ describe('BUILT: a session with an abandoned branch (a /rewind to u2, then anoth
 
 describe('real records, Claude Code 2.1.84: backups of relative keys are named by the hash of the absolute path', () => {
   const SESSION = 'a0672f66-ceb7-4bbf-a1ad-75fc110484a9';
-  const CWD = '/Users/kaicui/Documents/work/project/ai-prototype-manager';
+  // The folder the records were made in; the test's copy of it lives under ROOT.
+  const RECORDED_CWD = '/Users/kaicui/Documents/work/project/ai-prototype-manager';
+  const CWD = `${ROOT}${RECORDED_CWD}`;
   const INIT = 'c123c793-c289-4763-9290-623d90dcb4d9';
   const SECOND = 'c9d2c60c-ddf4-4ce4-866e-caff01970fef';
   const THIRD = '1ad0ca1f-bb36-41c8-b34c-b72f5587982b';
   let target: Box;
   let records: Array<Record<string, any>>;
-  let createdUsers = false;
 
   beforeAll(async () => {
-    createdUsers = await stat('/Users').then(() => false, () => true);
-    await expect(stat('/Users/kaicui')).rejects.toMatchObject({ code: 'ENOENT' });
     target = await box();
-    records = parseLines(await readFile(await installTranscript(target, 'relative-2.1.84', SESSION, CWD), 'utf8'));
+    records = parseLines(await readFile(await installTranscript(target, 'relative-2.1.84', SESSION, CWD, [[RECORDED_CWD, CWD]]), 'utf8'));
     await mkdir(CWD, { recursive: true });
     await mkdir(join(target.configDir, 'file-history', SESSION), { recursive: true });
     await writeFile(join(target.configDir, 'file-history', SESSION, 'e932bb4cf4ed9091@v2'), '# CLAUDE.md\n\nAs at the second prompt.\n');
     await writeFile(join(CWD, 'CLAUDE.md'), '# CLAUDE.md\n\nRewritten since.\n');
-  });
-  afterAll(async () => {
-    await rm(createdUsers ? '/Users' : '/Users/kaicui', { recursive: true, force: true });
   });
 
   it("fh's backupFileName gives every recorded name: the relative key joined to the session's folder (2.1.84), the absolute keys as they are (2.1.123)", async () => {
@@ -557,7 +571,7 @@ describe('real records, Claude Code 2.1.84: backups of relative keys are named b
       ['CLAUDE.md', 'e932bb4cf4ed9091@v2'],
       ['CLAUDE.md', 'e932bb4cf4ed9091@v2'],
     ]);
-    expect(backupFileName(join(CWD, 'CLAUDE.md'), 2)).toBe('e932bb4cf4ed9091@v2');
+    expect(backupFileName(join(RECORDED_CWD, 'CLAUDE.md'), 2)).toBe('e932bb4cf4ed9091@v2');
     expect(backupFileName('CLAUDE.md', 2)).not.toBe('e932bb4cf4ed9091@v2');
     const outside = parseLines(await readFile(join(FIXTURES, 'outside-2.1.123', '0ab3352c-0614-4d2c-942c-0051f270eaf3.jsonl'), 'utf8')).find((record) => record.type === 'file-history-snapshot') as Record<string, any>;
     const absolute = Object.entries(outside.snapshot.trackedFileBackups as Record<string, any>).filter(([, backup]) => backup.backupFileName !== null);
