@@ -286,8 +286,11 @@ async function checkAfterCrash(
       const expected = trees.preRewind;
       const isInterruptedUndo = operation.name === 'undo';
       // A user undoes the interrupted operation's rewind: once after a rewind, once more after an undo.
+      // With a pending point (killed after its point was saved, perhaps before any file changed:
+      // a rewind copies every file beside its target first), the user's undo rolls it back and
+      // tidies its folders, as any next command that writes the project does.
       const nowAt = stripTemporary(readTree(volume, PROJECT));
-      if (!sameTree(nowAt, expected) && points.length > 0) {
+      if ((!sameTree(nowAt, expected) || points.some((point) => point.status === 'pending')) && points.length > 0) {
         try {
           await session.undoRewind();
         } catch (error) {

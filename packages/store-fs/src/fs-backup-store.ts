@@ -124,8 +124,8 @@ const LINK_FALLBACK_CODES = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP']);
 /** This machine in temp names: 8 hex digits of its host name's sha256. */
 const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
-/** A temp name's writer: `.fh-tmp-{host}.{pid}.` (older fh named temps `.fh-tmp-{token}-{n}`). */
-const TEMP_WRITER = /^\.fh-tmp-([0-9a-f]{8})\.([0-9]+)\./;
+/** A temp name's writer: `.fh-tmp-{host}.{pid}.{token}-` (older fh named temps `.fh-tmp-{token}-{n}`). */
+const TEMP_WRITER = /^\.fh-tmp-([0-9a-f]{8})\.([0-9]+)\.([0-9a-f]+)-/;
 
 /** The folder of a session's prepared copies (`prepareBackup`), inside its folder; a temp name, so never listed as a backup. */
 const PREPARED_FOLDER = `${TEMP_PREFIX}prepared`;
@@ -555,7 +555,8 @@ export class FsBackupStore implements BackupStore {
   /**
    * Remove the `.fh-tmp-*` files of a session's folder (or its prepared-copies folder, `folder`)
    * left by processes that are gone: called with the session's lock just taken. A temp of a
-   * running process of this machine stays (this process's own, or a hook's prepared copy), one of
+   * running process of this machine stays (a hook's prepared copy; of this process, only this
+   * store object's own), one of
    * another machine stays for {@link FOREIGN_TEMP_MAX_AGE_MS}; older fh's temps go. Returns how
    * many it removed. Tidying: failures are ignored.
    */
@@ -573,7 +574,11 @@ export class FsBackupStore implements BackupStore {
       if (!name.startsWith(TEMP_PREFIX)) continue;
       const writer = TEMP_WRITER.exec(name);
       const pid = Number(writer?.[2]);
-      if (writer?.[1] === HOST_TAG && Number.isSafeInteger(pid) && pid > 0) {
+      if (writer?.[1] === HOST_TAG && pid === process.pid) {
+        // This process: only this store object's own temps are live (another object's were left by
+        // a history of this process that was dropped, as a crash simulated in one process does).
+        if (writer[3] === this.tempToken) continue;
+      } else if (writer?.[1] === HOST_TAG && Number.isSafeInteger(pid) && pid > 0) {
         let runs = running.get(pid);
         if (runs === undefined) running.set(pid, (runs = processRuns(pid)));
         if (runs) continue;

@@ -64,7 +64,7 @@ const RECORD_MARGIN_MS = 1_000;
 const LOCK_RETRY_MS = 25;
 
 /** Longest pause between attempts, in ms: hundreds of waiting hooks must not spend the CPU the holder needs. */
-const LOCK_RETRY_MAX_MS = 400;
+const LOCK_RETRY_MAX_MS = 1_000;
 
 /** The checked fields of an event fh acts on (see `hook-input.ts`). */
 export interface HookEventFields {

@@ -55,6 +55,13 @@ export interface ProjectFolder {
    * and renamed over `name`. On failure the temp file is removed and `name` is untouched.
    */
   replaceFile(name: string, write: (destination: string) => Promise<void>, mode: number): Promise<void>;
+  /**
+   * {@link replaceFile} in two steps: the temp file is written, given `mode` and fsynced now; the
+   * returned `commit` renames it over `name` (`discard` removes it instead; both idempotent after
+   * the first). On failure of `write` the temp is removed and the error thrown. Lets a rewind
+   * check every copy before it changes any file.
+   */
+  stageFile(name: string, write: (destination: string) => Promise<void>, mode: number): Promise<StagedFile>;
   /** Put a symbolic link to `target` at `name` (temp link renamed over it). */
   replaceWithSymlink(name: string, target: string): Promise<void>;
   /**
@@ -63,6 +70,14 @@ export interface ProjectFolder {
    * Tidying: failures are ignored. Returns the names removed.
    */
   removeTemporaryFiles(olderThanMs?: number): Promise<string[]>;
+}
+
+/** A new file written beside its target, not yet renamed over it (`ProjectFolder.stageFile`). */
+export interface StagedFile {
+  /** Rename the file over its target. */
+  commit(): Promise<void>;
+  /** Remove the file; never throws. */
+  discard(): Promise<void>;
 }
 
 /** Opens project folders for writing; see the file comment. */
@@ -209,17 +224,39 @@ abstract class BaseFolder implements ProjectFolder {
   }
 
   async replaceFile(name: string, write: (destination: string) => Promise<void>, mode: number): Promise<void> {
+    await (await this.stageFile(name, write, mode)).commit();
+  }
+
+  async stageFile(name: string, write: (destination: string) => Promise<void>, mode: number): Promise<StagedFile> {
     checkName(name);
     const temporary = await this.entry(temporaryNameFor(name));
+    const remove = () => this.writer.fs.unlink(temporary).catch(() => undefined);
     try {
       await write(temporary);
       await this.finishFile(temporary, mode);
-      await this.writer.fs.rename(temporary, await this.entry(name));
     } catch (error) {
-      await this.writer.fs.unlink(temporary).catch(() => undefined);
+      await remove();
       throw error;
     }
-    this.writer.changed(this);
+    let settled = false;
+    return {
+      commit: async () => {
+        if (settled) return;
+        settled = true;
+        try {
+          await this.writer.fs.rename(temporary, await this.entry(name));
+        } catch (error) {
+          await remove();
+          throw error;
+        }
+        this.writer.changed(this);
+      },
+      discard: async () => {
+        if (settled) return;
+        settled = true;
+        await remove();
+      },
+    };
   }
 
   async replaceWithSymlink(name: string, target: string): Promise<void> {

@@ -30,13 +30,13 @@
  * Folders the deletions leave empty that were created after the snapshot are removed
  * (`empty-folders.ts`); an undo recreates them with the files it puts back.
  */
-import { BackupMissingError, CorruptError, errnoCode } from '../errors.js';
+import { BackupMissingError, CorruptError, errnoCode, FhError } from '../errors.js';
 import { hashWorkspaceFile, type StoredBackup } from '../snapshot/change-detection.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import { findSnapshot } from '../state/state-queries.js';
 import { STALE_TEMPORARY_MS } from './temporary-files.js';
-import { openProjectWriter, splitTrackingPath, type ProjectWriter } from './project-writer.js';
+import { openProjectWriter, splitTrackingPath, type ProjectWriter, type StagedFile } from './project-writer.js';
 import { restoredMode } from './restored-mode.js';
 import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
 import { removeFoldersLeftEmpty } from './empty-folders.js';
@@ -113,7 +113,11 @@ export async function fileHistoryRewind(
     else if (plan.kind === 'fail') result.failed.push({ path: plan.path, error: plan.error });
     else if (plan.kind === 'restore' || plan.kind === 'delete') writes.push(plan);
   }
-  refuseIfBackupsMissing(plans, await damagedBackups(context, writes));
+  // A restore whose folder must change first (created, or a folder at the path removed) is only
+  // copied after the deletions, so its backup is read and hashed now; every other one is checked
+  // as it is copied, before any file is changed (below).
+  const late = (plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): boolean => plan.kind === 'restore' && (plan.createParents || plan.current === 'folder');
+  refuseIfBackupsMissing(plans, await damagedBackups(context, writes.filter(late)));
   if (writes.length > 0) {
     await options.beforeWrite?.(
       writes.map((plan) => plan.path),
@@ -132,8 +136,20 @@ export async function fileHistoryRewind(
   const writer = await openProjectWriter(context.fs, context.projectRoot);
   try {
     await removeLeftoverTemporaryFiles(writer, restores.map((plan) => splitTrackingPath(plan.path).folder), options.sessionLocked === true);
+    const early = restores.filter((plan) => !late(plan));
+    const staged = await stageRestores(context, writer, early);
+    const stagedOutcome = new Map(early.map((plan, index) => [plan, staged[index]]));
+    const apply = (plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>): Promise<Outcome> => {
+      const stage = stagedOutcome.get(plan as Extract<FilePlan, { kind: 'restore' }>);
+      if (stage === undefined) return applyPlan(context, writer, plan);
+      if (stage instanceof Error) return Promise.resolve(stage);
+      return stage.commit().then(
+        (): Outcome => 'restored',
+        (error: unknown): Outcome => (error instanceof Error ? error : new Error(String(error))),
+      );
+    };
     for (const phase of [deletions, restores]) {
-      const outcomes = await Promise.all(phase.map((plan) => context.limit(() => applyPlan(context, writer, plan).finally(() => progress.file(size(plan))))));
+      const outcomes = await Promise.all(phase.map((plan) => context.limit(() => apply(plan).finally(() => progress.file(size(plan))))));
       phase.forEach((plan, index) => {
         const outcome = outcomes[index];
         if (outcome instanceof Error) result.failed.push({ path: plan.path, error: outcome });
@@ -158,6 +174,47 @@ export async function fileHistoryRewind(
  */
 export function fileHistoryCanRestore(state: FileHistoryState, messageId: string): boolean {
   return findSnapshot(state, messageId) !== undefined;
+}
+
+/** How writing one file ended. */
+type Outcome = 'restored' | 'deleted' | 'none' | { skipped: string } | Error;
+
+/**
+ * Copy the backup of each restore in `plans` beside its target (a temp file, given its mode and
+ * fsynced; `ProjectFolder.stageFile`), checking the copy against the content hash its entry
+ * recorded: each backup is read once. Returns per plan the staged file or the error that made
+ * that file fail. When any backup is missing or damaged, every staged copy is removed and
+ * `BackupMissingError` lists them: no file was changed.
+ */
+async function stageRestores(context: FileHistoryContext, writer: ProjectWriter, plans: ReadonlyArray<Extract<FilePlan, { kind: 'restore' }>>): Promise<Array<StagedFile | Error>> {
+  const staged = await Promise.all(
+    plans.map((plan) =>
+      context.limit(async (): Promise<StagedFile | Error> => {
+        try {
+          const { folder: relativeFolder, name } = splitTrackingPath(plan.path);
+          const folder = await writer.folder(relativeFolder);
+          const mode = restoredMode(plan.backup.mode ?? plan.info.mode, plan.info.mode);
+          return await folder.stageFile(name, (destination) => restoreChecked(context, plan.path, plan.backup, destination), mode);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      }),
+    ),
+  );
+  // A copy refused as damaged or missing: the backup is read again (only then) to say how, in
+  // the words `fh verify` uses.
+  const refused = plans.filter((_, index) => {
+    const outcome = staged[index];
+    return outcome instanceof Error && (FhError.hasCode(outcome, 'FH_CORRUPT') || FhError.hasCode(outcome, 'FH_NOT_FOUND'));
+  });
+  const damaged = (await damagedBackups(context, refused)).concat(
+    refused.filter((plan) => plan.backup.sha256 === undefined).map((plan) => ({ path: plan.path, backupFileName: plan.backup.backupFileName, reason: (staged[plans.indexOf(plan)] as Error).message })),
+  );
+  if (damaged.length > 0) {
+    await Promise.all(staged.map((outcome) => (outcome instanceof Error ? undefined : outcome.discard())));
+    refuseIfBackupsMissing([], damaged);
+  }
+  return staged;
 }
 
 /** A backup that failed a check: tracked path, backup file name and why. */
@@ -217,7 +274,7 @@ async function applyPlan(
   context: FileHistoryContext,
   writer: ProjectWriter,
   plan: Extract<FilePlan, { kind: 'restore' | 'delete' }>,
-): Promise<'restored' | 'deleted' | 'none' | { skipped: string } | Error> {
+): Promise<Outcome> {
   try {
     const { folder: relativeFolder, name } = splitTrackingPath(plan.path);
     if (plan.kind === 'delete') {

@@ -34,6 +34,7 @@ import { resolveMessageReference } from './message-reference.js';
 import { rewindPreview, type RewindPreview } from './rewind-preview.js';
 import {
   capturePoint,
+  abandonPoint,
   completePoint,
   readTimeline,
   recoverPending,
@@ -601,7 +602,8 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
     const options = this.undoOptions();
     result.recovered = await recoverPending(this.history, undo, options);
     let point: TimelinePoint | undefined;
-    const code = await this.history.rewind(messageId, {
+    const code = await this.history
+      .rewind(messageId, {
       ...paths,
       ...(this.onProgress === undefined ? {} : { onProgress: this.onProgress }),
       recoverFirst: false,
@@ -615,7 +617,15 @@ export class RewindSession<R extends ConversationRecord = ConversationRecord> {
         result.undoPoint = point;
         request.onUndoPointSaved?.(point);
       },
-    });
+      })
+      .catch(async (error: unknown) => {
+        // Refused as it copied a damaged backup, before any file changed: the point is no step.
+        if (point !== undefined && FhError.hasCode(error, 'FH_BACKUP_MISSING')) {
+          await abandonPoint(undo, point, options);
+          result.undoPoint = null;
+        }
+        throw error;
+      });
     if (point !== undefined && code.failed.length === 0) await completePoint(undo, point, options);
     return code;
   }

@@ -298,6 +298,18 @@ export async function completePoint(undo: UndoStore, point: Pick<TimelinePoint, 
   await logOf(undo).append([pointDoneRecord(point.undoId, 'done', nowOf(options))]);
 }
 
+/**
+ * Close `point` as abandoned: its operation was refused before its first write (a rewind that
+ * found a damaged backup as it copied, `BackupMissingError`), so it is no step of the timeline.
+ * Its own pre-image backups are deleted once the closing record is durable. Throws the log's errors.
+ */
+export async function abandonPoint(undo: UndoStore, point: Pick<TimelinePoint, 'undoId' | 'entries'>, options: UndoOptions = {}): Promise<void> {
+  await logOf(undo).append([pointDoneRecord(point.undoId, 'abandoned', nowOf(options))]);
+  const suffix = `@undo-${createHash('sha256').update(point.undoId).digest('hex').slice(0, 12)}`;
+  const own = point.entries.flatMap((entry) => (entry.backupFileName !== null && entry.backupFileName.endsWith(suffix) ? [entry.backupFileName] : []));
+  await Promise.all(own.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
+}
+
 /** `putBackup`, with a store's refusal (a read-only Claude Code session) explained. */
 async function putUndoBackup(undo: UndoStore, backupFileName: string, absolutePath: string): Promise<BackupInfo> {
   try {
