@@ -37,7 +37,7 @@ import { beginCommand, type BeginCommandOptions, type CommandWindow } from './co
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 import { agentFromIds, MAIN_AGENT, type AgentIdentity } from './attribution/agents.js';
-import { readTimeline, recoverPending, type RecoveryResult } from './session/undo.js';
+import { mayHoldPoints, readTimeline, recoverPending, type RecoveryResult } from './session/undo.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
@@ -690,6 +690,8 @@ export class FileHistory implements FileHistoryReader {
    */
   private async recoverInterrupted(): Promise<RecoveryResult[]> {
     if (this.log === undefined) return [];
+    // Most logs hold no point at all: one scan of the bytes instead of parsing every record.
+    if (!(await mayHoldPoints(this.log))) return [];
     const undo = { store: this.store, sessionId: this.sessionId, log: this.log };
     const { pending } = await readTimeline(undo, this.options?.onWarning === undefined ? {} : { onWarning: this.options.onWarning });
     if (pending.length === 0) return [];

@@ -5,12 +5,15 @@
  * 1. Plan each file (see `rewind-plan.ts`): only files whose bytes or mode differ are touched.
  * 2. Validate before touching anything: every backup the rewind needs must exist in the store and
  *    have its recorded size (planning checks each one), and its bytes must hash to the sha256
- *    recorded when it was made (read and hashed here; entries without a hash are not checked);
- *    otherwise `BackupMissingError` lists each one and nothing changes (a missing backup is never
- *    read as "the file did not exist"). The copy is checked against the hash again as it is
- *    restored, in case the store changed in between.
+ *    recorded when it was made (entries without a hash are not checked); otherwise
+ *    `BackupMissingError` lists each one and no file changes (a missing backup is never read as
+ *    "the file did not exist"). Each backup is read once: after `beforeWrite` (the caller's
+ *    timeline point), every restore is copied beside its target and the copy hashed
+ *    (`stageRestores`) before any file changes, and a damaged one removes every copy and refuses.
+ *    Only a restore whose folder must change first (created after the deletions, or a folder at
+ *    the path) is read and hashed before `beforeWrite` instead, and its copy checked as it is made.
  * 3. Apply, with bounded concurrency: every deletion first, then every restore. A restore copies
- *    the backup into a temp file in the target's folder (`.<name>.fh-<random>.tmp`), sets its
+ *    (or has copied, step 2) the backup into a temp file in the target's folder (`.<name>.fh-<random>.tmp`), sets its
  *    mode (skipped when a sync `stat`, where the file system has one, shows the copy has it
  *    already), and renames it over the target: no half-written file is ever visible, and a hard
  *    link or symlink at the path is replaced, never written through. Missing parent folders are

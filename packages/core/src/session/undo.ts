@@ -38,7 +38,7 @@ import {
   type PointOperation,
   type TimelinePoint,
 } from './timeline-records.js';
-import type { UndoEntry } from './undo-records.js';
+import { UNDO_POINT_RECORD_TYPE, type UndoEntry } from './undo-records.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 import { checkBackupBytes, describeDamage, isDamaged, type BackupCheck } from '../verify/backup-check.js';
 import { summarizePoint, type PlanSource } from './point-summary.js';
@@ -171,6 +171,26 @@ export function undoBackupFileName(absolutePath: string, undoId: string): string
   const hash = createHash('sha256').update(absolutePath).digest('hex').slice(0, 16);
   const suffix = createHash('sha256').update(undoId).digest('hex').slice(0, 12);
   return `${hash}@undo-${suffix}`;
+}
+
+/** Bytes every timeline point record holds (its type), current and legacy. */
+const POINT_MARKS = [Buffer.from(POINT_RECORD_TYPE), Buffer.from(UNDO_POINT_RECORD_TYPE)];
+
+/**
+ * Whether `log` may hold a timeline point at all, from its raw bytes (`readStream`, one pass, no
+ * parsing): false when neither point record type appears anywhere, so there is nothing pending to
+ * recover. True when the log cannot stream its bytes.
+ */
+export async function mayHoldPoints(log: SessionLog): Promise<boolean> {
+  if (typeof log.readStream !== 'function') return true;
+  const keep = Math.max(...POINT_MARKS.map((mark) => mark.length)) - 1;
+  let carry = Buffer.alloc(0);
+  for await (const chunk of log.readStream()) {
+    const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
+    if (POINT_MARKS.some((mark) => bytes.includes(mark))) return true;
+    carry = Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep)));
+  }
+  return false;
 }
 
 /** The session's timeline, rebuilt from its log (see `timeline.ts`). */
