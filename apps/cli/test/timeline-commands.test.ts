@@ -157,6 +157,8 @@ describe('fh diff --undo', () => {
         { path: 'a.txt', status: 'modified', insertions: 1, deletions: 3, binary: false },
         { path: 'n.txt', status: 'deleted', insertions: 2, deletions: 0, binary: false },
       ],
+      failed: [],
+      missing: [],
     });
     const human = await fh(box, ['diff', '--undo', p1]);
     expect(human.stdout).toBe(
