@@ -20,6 +20,7 @@ import {
   type SessionLog,
 } from '../src/index.js';
 import { createRecordStore } from './support/record-store.js';
+import { random } from './random.js';
 
 const ROOT = '/work/project';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -45,17 +46,6 @@ function textLog(text: string, chunkBytes = 7): SessionLog {
     };
   }
   return log;
-}
-
-/** A deterministic pseudo-random sequence (mulberry32) so a failing case can be replayed. */
-function random(seed: number): () => number {
-  let value = seed;
-  return () => {
-    value = (value + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('fh-snapshot records (format version 2)', () => {

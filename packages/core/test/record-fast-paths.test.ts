@@ -2,17 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sortedPaths } from '../src/snapshot/make-snapshot.js';
 import { isCleanKey } from '../src/state/rebuild.js';
 import { BACKUP_FILE_NAME_PATTERN, isBackupFileName, parseRecordTime } from '../src/state/records.js';
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let value = seed;
-  return () => {
-    value = (value + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from './random.js';
 
 function pick(next: () => number, alphabet: string, length: number): string {
   let text = '';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deltaRecord, fhSessionRecord, snapshotRecord } from '../src/state/records.js';
 import { latestSnapshotFromLog, latestSnapshotFromTail, restoreStateFromLog } from '../src/state/restore-state.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
+import { random } from './random.js';
 
 const ROOT = '/work/project';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -207,17 +208,6 @@ describe('restoreStateFromLog entry sharing', () => {
     ]);
   });
 });
-
-/** A deterministic pseudo-random sequence (mulberry32) so a failing case can be replayed. */
-function random(seed: number): () => number {
-  let value = seed;
-  return () => {
-    value = (value + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('latestSnapshotFromLog', () => {
   it('returns undefined for a log without snapshots and rejects a relative root', () => {

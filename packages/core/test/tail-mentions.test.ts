@@ -4,6 +4,7 @@ import { latestSnapshotFromTail } from '../src/state/restore-state.js';
 import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from '../src/state/snapshot-records.js';
 import { tailMayTrack } from '../src/state/tail-mentions.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
+import { random } from './random.js';
 
 const ROOT = '/work/project';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -19,16 +20,6 @@ function snapshot(messageId: string, backups: Record<string, FileHistoryBackup>)
 /** As a session log holds it: JSON, dates as ISO strings. */
 function json<T>(value: T): unknown {
   return JSON.parse(JSON.stringify(value));
-}
-
-function random(seed: number): () => number {
-  let value = seed;
-  return () => {
-    value = (value + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('tailMayTrack', () => {

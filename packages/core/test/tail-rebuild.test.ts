@@ -15,6 +15,7 @@ import {
   type FileHistoryState,
   type SessionLog,
 } from '../src/index.js';
+import { random } from './random.js';
 
 const ROOT = '/work/project';
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -44,17 +45,6 @@ function textLog(text: string): SessionLog & { tailBytesRead: number; readWhole:
     },
   };
   return log;
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let value = seed;
-  return () => {
-    value = (value + 0x6d2b79f5) | 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const view = (state: FileHistoryState) => ({

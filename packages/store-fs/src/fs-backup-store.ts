@@ -192,6 +192,17 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
+  /** Throw (fs errors translated as `translateSourceError`, `InvalidArgumentError` for a non-file) unless `sourcePath` is a regular file. */
+  private assertRegularSource(sourcePath: string, context: string): void {
+    let stats;
+    try {
+      stats = this.fs.statSync(sourcePath);
+    } catch (error) {
+      throw translateSourceError(error, context);
+    }
+    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
+  }
+
   /**
    * Copy `sourcePath` into a new backup: copyFile (FICLONE hint; it keeps the source's permission
    * bits) to a temp name, then hard-link it to the final name (fails if it exists) and remove the
@@ -203,13 +214,7 @@ export class FsBackupStore implements BackupStore {
   async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
     const finalPath = this.backupPath(sessionId, backupFileName);
     const context = `back up "${sourcePath}" as "${backupFileName}" (session "${sessionId}")`;
-    let stats;
-    try {
-      stats = this.fs.statSync(sourcePath);
-    } catch (error) {
-      throw translateSourceError(error, context);
-    }
-    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
+    this.assertRegularSource(sourcePath, context);
     return this.copyIntoPlace(sourcePath, finalPath, context);
   }
 
@@ -222,13 +227,7 @@ export class FsBackupStore implements BackupStore {
     validateName('sessionId', sessionId);
     const folder = this.sessionFolder(sessionId);
     const context = `prepare a backup of "${sourcePath}" (session "${sessionId}")`;
-    let stats;
-    try {
-      stats = this.fs.statSync(sourcePath);
-    } catch (error) {
-      throw translateSourceError(error, context);
-    }
-    if (!stats.isFile()) throw new InvalidArgumentError(`${context}: not a regular file`);
+    this.assertRegularSource(sourcePath, context);
     const preparedFolder = join(folder, PREPARED_FOLDER);
     const tempPath = this.tempPath(preparedFolder);
     let info: BackupInfo;
