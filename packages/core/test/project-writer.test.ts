@@ -130,6 +130,28 @@ describe('project writer on the real file system (dirfd mode)', () => {
   });
 });
 
+describe('project writer: a folder fsync that fails', () => {
+  it.runIf(process.platform === 'linux')('close names the folder, the project and the errno in fh words (fault injected: a folder handle whose fsync fails with EIO)', async () => {
+    const eio = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO', errno: -5, syscall: 'fsync' });
+    const failingFs = {
+      ...realFs,
+      open: async (path: string, flags: number, mode?: number) => {
+        const handle = await fsPromises.open(path, flags, mode);
+        const isFolder = (flags & fsPromises.constants.O_DIRECTORY) !== 0 && path.endsWith('/deep');
+        return isFolder ? Object.assign(handle, { sync: () => Promise.reject(eio) }) : handle;
+      },
+    } as unknown as WorkspaceFs;
+    const writer = await openProjectWriter(failingFs, project);
+    const folder = await writer.folder('sub/deep');
+    await folder.replaceFile('a.txt', writeBytes('new bytes\n'), 0o644);
+    await expect(writer.close()).rejects.toMatchObject({
+      code: 'FH_UNAVAILABLE',
+      message: `make the files written in folder sub/deep of ${project} durable (fsync): EIO (file system temporarily unavailable)`,
+    });
+    expect(await readFile(join(project, 'sub/deep/a.txt'), 'utf8')).toBe('new bytes\n');
+  });
+});
+
 describe('project writer without descriptors (checked-paths mode)', () => {
   async function memfsProject(): Promise<{ fs: WorkspaceFs; writer: ProjectWriter }> {
     const volume = Volume.fromJSON({ '/p/sub/a.txt': 'old\n', '/elsewhere/.keep': '' });

@@ -376,8 +376,8 @@ export async function fullDiskTrials(trials: number): Promise<TrialReport> {
 
 /**
  * fsync failures injected with strace (`-e inject=fsync:error=EIO:when=N`) into `fh rewind`, for
- * N = 1, 1 + step, …: the rewind must fail or finish cleanly and `fh undo` bring back the state
- * before it. Skipped where strace is missing.
+ * N = 1, 1 + step, …: the rewind must fail or finish cleanly — a failure saying what it changed and
+ * what to do — and `fh undo` bring back the state before it. Skipped where strace is missing.
  */
 export async function ioErrorTrials(trials: number, step = 7): Promise<TrialReport> {
   const report: TrialReport = { name: 'EIO from fsync (strace inject) during rewind', trials: 0, violations: [], bytesLost: 0 };
@@ -389,6 +389,9 @@ export async function ioErrorTrials(trials: number, step = 7): Promise<TrialRepo
       const result = await fh(fixture, REWIND, { prefix: ['strace', '-f', '-o', '/dev/null', '-e', 'trace=fsync', '-e', `inject=fsync:error=EIO:when=${when}`] });
       report.trials += 1;
       noteOutcome(report, describeExit(result));
+      if (result.code !== 0 && !/Nothing was changed|undo/.test(result.stderr)) {
+        report.violations.push({ trial: `fsync #${when} failed`, invariant: 'a failed rewind says what it changed and what to do', detail: result.stderr.trim().split('\n').at(-1) ?? '' });
+      }
       await recoverAndCheck(fixture, `fsync #${when} failed`, report, fixture.beforeRewind, [fixture.beforeRewind, fixture.atCheckpoint]);
     } finally {
       await fixture.remove();

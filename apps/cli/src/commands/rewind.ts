@@ -249,6 +249,10 @@ export async function run(context: CommandContext, messageArgument: string | und
         if (!writing && !(error instanceof HintedError) && !/\bnothing\b/i.test(error instanceof Error ? error.message : String(error))) {
           throw new HintedError(error, `Nothing was changed in ${displayPath(session.projectRoot)}. Fix what is named above and rewind again${paths === undefined ? `, or leave that file out with --paths (${fhCommand(context, ['diff', messageId], { session: session.sessionId })} lists the files)` : ''}.`);
         }
+        // Stopped after its first write: its timeline point stays pending, and undo rolls it back.
+        if (writing && !(error instanceof HintedError)) {
+          throw new HintedError(error, `The rewind stopped after it saved its undo point, so files in ${displayPath(session.projectRoot)} may have changed. To put every file back as it was before it: ${fhCommand(context, ['undo'], { session: session.sessionId })}`);
+        }
         throw error;
       })
       .finally(() => process.removeListener('SIGINT', onInterrupt));

@@ -27,6 +27,7 @@
  */
 import { basename, join } from 'node:path';
 import { ConflictError, errnoCode, FhError, NotFoundError, OutsideRootError } from '../errors.js';
+import { translateFsError } from '../fs-errors.js';
 import type { FsFileHandle, FsStats, WorkspaceFs } from '../store.js';
 import { isTemporaryName, temporaryNameFor } from './temporary-files.js';
 
@@ -364,7 +365,14 @@ abstract class BaseWriter implements ProjectWriter {
   async flush(): Promise<void> {
     const folders = [...this.dirty];
     this.dirty.clear();
-    await Promise.all(folders.map((folder) => folder.sync()));
+    await Promise.all(
+      folders.map((folder) =>
+        folder.sync().catch((error: unknown) => {
+          const where = folder.relativePath === '' ? 'the project folder' : `folder ${folder.relativePath}`;
+          throw translateFsError(error, `make the files written in ${where} of ${this.projectRoot} durable (fsync)`);
+        }),
+      ),
+    );
   }
 
   async close(): Promise<void> {
