@@ -219,7 +219,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
 
   const hook = program
     .command('hook')
-    .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt, a checkpoint at Stop; a bad event (no absolute cwd, say) is named on stderr and records nothing; always exits 0')
+    .description('read one agent hook event (JSON) on stdin: track before edits, snapshot at each prompt, a checkpoint at Stop; a bad event (no absolute cwd, say) is named on stderr and records nothing; exits 0, or 2 for an edit it could not back up (the agent blocks that edit)')
     .action(action(async () => (await import('./commands/hook.js')).run));
   // fh hook records into fh's own store; Claude Code's data is only read: --claude there is a mistake.
   hook.hook('preAction', (_hook, actionCommand) => {

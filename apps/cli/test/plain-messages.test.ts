@@ -35,6 +35,36 @@ async function trackedAndChanged(box: Sandbox, files: Record<string, string>): P
   for (const path of Object.keys(files)) await appendFile(join(box.project, path), 'changed\n');
 }
 
+describe('an edit fh cannot back up is blocked (run as nobody)', () => {
+  it('a write-only file: fh hook exits 2 naming the file and the reason, and records nothing for it', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'wo.txt': 'precious\n' });
+    execFileSync('chown', ['-R', 'nobody:nogroup', join(box.project, '..')]);
+    expect(asNobody(box, ['snapshot', 't1']).exitCode).toBe(0);
+    await chmod(join(box.project, 'wo.txt'), 0o200);
+    const event = { session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(box.project, 'wo.txt'), content: 'x' } };
+    let result: CliResult;
+    try {
+      const stdout = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliPath, '--store', `fs:${box.store}`, '--project', box.project, 'hook'], {
+        cwd: box.project,
+        env: baseEnvironment(box.home),
+        encoding: 'utf8',
+        input: JSON.stringify(event),
+      });
+      result = { exitCode: 0, stdout, stderr: '' };
+    } catch (error) {
+      const failed = error as { status: number; stdout: string; stderr: string };
+      result = { exitCode: failed.status, stdout: failed.stdout, stderr: failed.stderr };
+    }
+    expect(result).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: `fh hook: could not back up ${join(box.project, 'wo.txt')} before the Write call: cannot read it: permission denied. The Write call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups.\n`,
+    });
+    expect(asNobody(box, ['--json', 'diff', 't1']).stdout).not.toContain('wo.txt');
+  });
+});
+
 describe('messages without internals', () => {
   it('a read-only folder: the file and the reason, that nothing changed and what to do; no "Undo with"; --verbose keeps the internals', async () => {
     const box = await sandbox();

@@ -40,11 +40,13 @@
  * array of text blocks gives its text parts): otherwise the message says which field was wrong and
  * nothing is recorded (`hook-input.ts`). It prints nothing on stdout (an agent may add hook output to the model's
  * context) and blocks the agent only to keep an edit from going ahead without its backup: a
- * `PreToolUse` edit whose backup could not be made within the hook's budget (the session's lock
- * stayed held, the store did not answer) exits 2, which makes Claude Code block the tool call and
- * show the model the stderr message (nothing was changed; retry the edit). Any other error is
- * logged to stderr and the exit code stays 0.
+ * `PreToolUse` edit whose backup could not be made (the session's lock stayed held or the store
+ * did not answer within the hook's budget, the file could not be read, the store refused or failed:
+ * `BACKUP_FAILURE_CODES`) exits 2, which makes Claude Code block the tool call and show the model
+ * the stderr message (nothing was changed; retry the edit). Any other error (a bad event, a file
+ * fh does not track) is logged to stderr and the exit code stays 0.
  */
+import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
@@ -94,18 +96,30 @@ const DEFAULT_HOOK_TIMEOUT_MS = 30_000;
 const BLOCK_EXIT_CODE = 2;
 
 /**
+ * Codes of the errors that mean a backup could not be made (the session stayed locked, the file or
+ * the store refused or failed): an edit meeting one is blocked. Errors without a code (a bad
+ * event), bad arguments and paths fh does not track let the edit go on.
+ */
+const BACKUP_FAILURE_CODES: ReadonlySet<string> = new Set(['FH_LOCKED', 'FH_PERMISSION', 'FH_UNAVAILABLE', 'FH_CORRUPT', 'FH_CONFLICT', 'FH_ERROR']);
+
+/**
  * Read one hook event from stdin (once, linearly: see `hook-input.ts`; an event over 8 MiB keeps
  * only its scalar fields, `tool_input.file_path` among them) and act on it; resolves with the exit
  * code (errors go to stderr). The agent is never held longer than the hook's budget
  * (`FH_HOOK_TIMEOUT_MS`, default 30 s): past it the hook says so on stderr and the process exits,
  * 0, or 2 for an edit whose backup was not made (the edit is blocked, see the module comment),
- * as it does when the session's lock stays held up to the end of the budget.
+ * as it does when the session's lock stays held up to the end of the budget and when backing the
+ * file up fails (the file or the store refused).
  */
 export async function runHookFromStdin(options: HookOptions = {}): Promise<number> {
   const budgetMs = hookTimeoutMs(options.environment ?? process.env);
   let edit: { path: string; tool: string } | undefined;
-  const blocked = (reason: string): number => {
-    process.stderr.write(`fh hook: could not back up ${edit?.path} before the ${edit?.tool} call within the hook's ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS): ${reason}. The ${edit?.tool} call was blocked so that no edit goes ahead without its backup: nothing was changed; retry it.\n`);
+  const blocked = (reason: string, inTime = true): number => {
+    const what = inTime
+      ? `could not back up ${edit?.path} before the ${edit?.tool} call within the hook's ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS): ${reason}`
+      : `could not back up ${edit?.path} before the ${edit?.tool} call: ${reason}`;
+    const next = inTime ? 'retry it' : 'fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups';
+    process.stderr.write(`fh hook: ${what}. The ${edit?.tool} call was blocked so that no edit goes ahead without its backup: nothing was changed; ${next}.\n`);
     return BLOCK_EXIT_CODE;
   };
   const deadline = setTimeout(() => {
@@ -127,12 +141,38 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<numbe
     await handleHookEvent(event as HookEvent, hookOptions);
   } catch (error) {
     const { message } = describeError(error);
-    if (edit !== undefined && (error as { code?: unknown }).code === 'FH_LOCKED') return blocked(message);
+    // An edit fh could not back up (the lock stayed held, the file or the store failed): block it.
+    // A bad event or a file fh does not track (outside the project) lets the edit go on.
+    const code = (error as { code?: unknown }).code;
+    if (edit !== undefined && typeof code === 'string' && BACKUP_FAILURE_CODES.has(code)) return blocked(plainBackupFailure(message), code === 'FH_LOCKED');
     process.stderr.write(`fh hook: ${message}\n`);
   } finally {
     clearTimeout(deadline);
   }
   return 0;
+}
+
+/**
+ * A store's backup failure in a person's words: `prepare a backup of "<file>" (session "s"): EACCES
+ * (permission denied)` → `cannot read it: permission denied`; `lockSession "s": EACCES (…)` → `the
+ * store cannot be written: permission denied`; anything else as it is.
+ */
+function plainBackupFailure(message: string): string {
+  const source = /^(?:prepare a backup of|back up) "([^"]*)"(?: as "[^"]*")? \(session "[^"]*"\): [A-Z]+ \((.+)\)$/.exec(message);
+  if (source !== null) return `${readable(source[1] ?? '') ? 'the store refused the copy' : 'cannot read it'}: ${source[2]}`;
+  const lock = /^lockSession "[^"]*": [A-Z]+ \((.+)\)$/.exec(message);
+  if (lock !== null) return `the store cannot be written: ${lock[1]}`;
+  return message;
+}
+
+/** Whether this process can read `path`. */
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The file and tool of an edit event (`PreToolUse` of an edit tool), else undefined. */
@@ -145,10 +185,20 @@ function editOf(event: HookEvent): { path: string; tool: string } | undefined {
   }
 }
 
-/** `FH_HOOK_TIMEOUT_MS` when it is a positive number of ms, else the default. */
+/** The longest timer Node keeps (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `FH_HOOK_TIMEOUT_MS` when it is a positive number of ms (capped at {@link MAX_TIMER_MS}); unset,
+ * the default; anything else: a warning on stderr naming the value, and the default.
+ */
 function hookTimeoutMs(environment: NodeJS.ProcessEnv): number {
-  const value = Number(environment.FH_HOOK_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : DEFAULT_HOOK_TIMEOUT_MS;
+  const raw = environment.FH_HOOK_TIMEOUT_MS;
+  if (raw === undefined) return DEFAULT_HOOK_TIMEOUT_MS;
+  const value = Number(raw);
+  if (raw.trim() !== '' && Number.isFinite(value) && value > 0) return Math.min(value, MAX_TIMER_MS);
+  process.stderr.write(`fh hook: warning: FH_HOOK_TIMEOUT_MS=${JSON.stringify(raw)} is not a positive number of milliseconds; using ${DEFAULT_HOOK_TIMEOUT_MS}\n`);
+  return DEFAULT_HOOK_TIMEOUT_MS;
 }
 
 /**
