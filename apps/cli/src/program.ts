@@ -238,17 +238,21 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   return program;
 }
 
+/** The first error writing stdout met other than a closed pipe (a full disk, `> /dev/full`). */
+let outputFailure: NodeJS.ErrnoException | undefined;
+
 /**
  * Once the reader of stdout or stderr goes away (`fh list | head -1`), drop what is still written
  * instead of crashing with an unhandled EPIPE: the command finishes and exits with its own code.
+ * Any other stdout error (ENOSPC, EIO) is kept for {@link main} to report once the command ended;
+ * stderr errors are dropped (there is nowhere left to say them).
  */
 function ignoreClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
-      throw error;
-    });
-  }
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    outputFailure ??= error;
+  });
+  process.stderr.on('error', () => undefined);
 }
 
 /** The JSON error document `--json` prints on stdout. */
@@ -275,9 +279,22 @@ export function runWithoutDashes(argv: readonly string[]): string[] | undefined 
   return rest.slice(first, end);
 }
 
-/** Parse `argv` (without node and script), run the command, print errors; returns the exit code. */
+/**
+ * Parse `argv` (without node and script), run the command, print errors; returns the exit code.
+ * When stdout could not be written (not a closed pipe), the command still ran to its end: one
+ * line on stderr says so, and the exit code is at least 1.
+ */
 export async function main(argv: readonly string[]): Promise<number> {
   ignoreClosedPipes();
+  const exitCode = await runCommand(argv);
+  // A failed write of stdout is reported as an 'error' event on a later tick.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (outputFailure === undefined) return exitCode;
+  process.stderr.write(`fh: could not write the output to standard output (${outputFailure.code ?? outputFailure.message}); the command ran to its end, so what it did stands, and only its report is missing\n`);
+  return exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
+}
+
+async function runCommand(argv: readonly string[]): Promise<number> {
   let context: CommandContext | undefined;
   let exitCode: number = ExitCode.ok;
   const dashes = argv.indexOf('--');

@@ -4,7 +4,8 @@
  * repeated warnings as one line with a count; `fh track` of a symlink names the file it backed up.
  * Permission failures run as `nobody` (root reads everything).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { appendFile, chmod, readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +63,23 @@ describe('an edit fh cannot back up is blocked (run as nobody)', () => {
       stderr: `fh hook: could not back up ${join(box.project, 'wo.txt')} before the Write call: cannot read it: permission denied. The Write call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups.\n`,
     });
     expect(asNobody(box, ['--json', 'diff', 't1']).stdout).not.toContain('wo.txt');
+  });
+});
+
+describe('standard output that cannot be written', () => {
+  it('> /dev/full: the snapshot is taken, one line says only the report is missing, exit 1, no stack trace', async () => {
+    const box = await sandbox();
+    const full = openSync('/dev/full', 'w');
+    const result = spawnSync(process.execPath, [cliPath, '--store', `fs:${box.store}`, '--project', box.project, '--session', 's', 'snapshot', 'm1'], {
+      cwd: box.project,
+      env: baseEnvironment(box.home),
+      encoding: 'utf8',
+      stdio: ['ignore', full, 'pipe'],
+    });
+    closeSync(full);
+    expect([result.status, result.stderr]).toEqual([1, 'fh: could not write the output to standard output (ENOSPC); the command ran to its end, so what it did stands, and only its report is missing\n']);
+    const list = execFileSync(process.execPath, [cliPath, '--store', `fs:${box.store}`, '--project', box.project, '--session', 's', '--json', 'list'], { env: baseEnvironment(box.home), encoding: 'utf8' });
+    expect((JSON.parse(list) as { checkpoints: Array<{ messageId: string }> }).checkpoints.map((checkpoint) => checkpoint.messageId)).toEqual(['m1']);
   });
 });
 
