@@ -65,6 +65,9 @@ describe('human output is safe for terminals and pipes', () => {
     expect(diff.stdout + list.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     const json = await box.fhJson<{ filesChanged: string[] }>(['--session', 's', 'diff', 't1']);
     expect(json.json.filesChanged).toEqual([name]);
+    const checkpoint = await box.fh(['--session', 's', 'checkpoint', '--label', 'bidi\u202e']);
+    expect(checkpoint.stdout).toContain('"bidi\\u202e": 1 tracked file');
+    expect(checkpoint.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 
   it('fh snapshot refuses a message id holding a control character (exit 2), recording nothing', async () => {

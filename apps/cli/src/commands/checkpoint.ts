@@ -20,7 +20,7 @@ import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import { fhCommand } from '../command-hint.js';
 import type { CommandContext } from '../context.js';
-import { displayId, plural } from '../format.js';
+import { displayId, escapeControl, plural } from '../format.js';
 import { openSession } from '../open-session.js';
 import { describeMissed, endStaleWindows, openCommandTools } from '../command-window.js';
 import { rewindSessionFor } from '../rewind-session.js';
@@ -66,7 +66,7 @@ export async function run(context: CommandContext, options: CheckpointOptions): 
         backedUp,
       },
       () => [
-        `checkpoint ${displayId(taken.messageId)}${taken.mark.label === undefined ? '' : ` "${taken.mark.label}"`}: ${plural(files.length, 'tracked file')}, ${backedUp.length} backed up now`,
+        `checkpoint ${displayId(taken.messageId)}${taken.mark.label === undefined ? '' : ` "${escapeControl(taken.mark.label)}"`}: ${plural(files.length, 'tracked file')}, ${backedUp.length} backed up now`,
         `Rewind to it with: ${again(['rewind', taken.messageId])}`,
         `Every checkpoint: ${again(['list'])}`,
       ],
