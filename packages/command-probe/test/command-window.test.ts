@@ -62,6 +62,34 @@ describe('command window with the real git and bash', () => {
     await expectRewindAndUndo(world, before, readTree(world.project));
   });
 
+  it('every backup a window attaches records the sha256 of its bytes (git blob, begin copy, reused copy): a rewind refuses one corrupted after', async () => {
+    world = await openWorld(baseRepository, { timestampGranularityMs: 0 });
+    sh(world.project, "printf 'dirty\\n' >> src/a.txt");
+    expect((await runInWindow(world, 'true')).window).toMatchObject({ copied: 1, reused: 0 });
+    sh(world.project, "printf 'new\\n' > src/new.txt");
+    const before = readTree(world.project);
+    const { window, capture } = await runInWindow(world, 'rm -rf src/');
+    expect(window).toMatchObject({ copied: 1, reused: 1 });
+    expect(capture.captured).toEqual([
+      { path: 'src/a.txt', change: 'deleted', source: 'backup' },
+      { path: 'src/lib/b.txt', change: 'deleted', source: 'git' },
+      { path: 'src/new.txt', change: 'deleted', source: 'backup' },
+    ]);
+    const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+    const entries = world.history.state.snapshots.at(-1)?.trackedFileBackups ?? {};
+    for (const path of ['src/a.txt', 'src/lib/b.txt', 'src/new.txt']) {
+      const entry = entries[path];
+      const stored = readFileSync(join(world.storeRoot, 'file-history', 's1', entry?.backupFileName ?? ''));
+      expect({ path, sha256: entry?.sha256 }).toEqual({ path, sha256: sha256(Buffer.from(before[path]?.type === 'file' ? before[path].bytes : '', 'base64')) });
+      expect(sha256(stored)).toBe(entry?.sha256);
+    }
+    const blobBackup = join(world.storeRoot, 'file-history', 's1', entries['src/lib/b.txt']?.backupFileName ?? '');
+    writeFileSync(blobBackup, 'LIB\n');
+    const after = readTree(world.project);
+    await expect(new RewindSession({ history: world.history }).restore({ messageId: 'm1', mode: 'code' })).rejects.toThrow(/src\/lib\/b\.txt.*do not match the content hash/);
+    expect(readTree(world.project)).toEqual(after);
+  });
+
   it('mv across folders is a delete plus a create', async () => {
     world = await openWorld(baseRepository);
     const before = readTree(world.project);

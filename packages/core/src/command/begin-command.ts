@@ -212,8 +212,10 @@ function reusableBackup(state: FileHistoryState, cache: PreImageCache, path: str
 }
 
 /**
- * Back the file up as version `version` (or the next free one). The file is stat'ed again after
- * the copy: one that changed meanwhile is not trusted (the copy is deleted and reported).
+ * Back the file up as version `version` (or the next free one), recording the sha256 the store
+ * computed of the bytes it stored (as `trackEdit` does), so a rewind checks them. The file is
+ * stat'ed again after the copy: one that changed meanwhile is not trusted (the copy is deleted
+ * and reported).
  */
 async function copyPreImage(
   context: FileHistoryContext,
@@ -238,7 +240,7 @@ async function copyPreImage(
         await context.store.deleteBackup(context.sessionId, name).catch(() => undefined);
         return { kind: 'none', reason: 'it changed while fh was backing it up, before the command ran' };
       }
-      return { kind: 'backup', backup: { backupFileName: name, version: version + skipped, backupTime, size: info.size, mode: info.mode } };
+      return { kind: 'backup', backup: { backupFileName: name, version: version + skipped, backupTime, size: info.size, mode: info.mode, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) } };
     } catch (error) {
       if (FhError.hasCode(error, 'FH_CONFLICT') && skipped < MAX_TAKEN_NAMES_SKIPPED) continue;
       if (FhError.hasCode(error, 'FH_NOT_FOUND') || errnoCode(error) === 'ENOENT') return { kind: 'none', reason: 'it disappeared before fh could back it up' };

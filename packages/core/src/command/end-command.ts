@@ -308,14 +308,17 @@ function ignoredChanges(record: CommandWindowRecord, probeEnd: ProbeEnd): { coun
   return { count: paths.length, paths: paths.slice(0, IGNORED_NAMES_SHOWN) };
 }
 
-/** Copy a materialized blob into the store as `trackingPath`'s backup (next free version). */
+/**
+ * Copy a materialized blob into the store as `trackingPath`'s backup (next free version), with
+ * the sha256 the store computed of the bytes it stored (as `trackEdit` does).
+ */
 async function putFromBlob(context: FileHistoryContext, trackingPath: string, blobPath: string, version: number, backupTime: Date): Promise<FileHistoryBackup> {
   const absolutePath = toAbsolutePath(context.projectRoot, trackingPath);
   for (let skipped = 0; ; skipped += 1) {
     const name = backupFileName(absolutePath, version + skipped);
     try {
       const info = await context.store.putBackup(context.sessionId, name, blobPath);
-      return { backupFileName: name, version: version + skipped, backupTime, size: info.size, mode: info.mode };
+      return { backupFileName: name, version: version + skipped, backupTime, size: info.size, mode: info.mode, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
     } catch (error) {
       if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= 16) throw error;
     }
