@@ -167,6 +167,12 @@ describe('fh run', () => {
       stderr: "fh: fh run would read the command's options as its own: put -- before the command, as in fh run -- touch -a new.txt (nothing was run)\n",
     });
     expect(existsSync(join(box.project, 'new.txt'))).toBe(false);
+
+    // A project past the listing limit: the command is not run, and fh says how to raise the limit.
+    const limited = await box.fh(['--session', SESSION, 'run', '--', 'touch', 'new.txt'], { env: { FH_COMMAND_SCAN_MAX_ENTRIES: '2' } });
+    expect(limited.exitCode).toBe(1);
+    expect(limited.stderr).toMatch(/is too large to scan for a command window: it holds more than 2 files and folders .*\nThe command was not run\. Raise the limits with FH_COMMAND_SCAN_MAX_ENTRIES \(files and folders\) or FH_COMMAND_SCAN_MAX_MS, or run the command without fh run \(uncaptured\)\.\n$/);
+    expect(existsSync(join(box.project, 'new.txt'))).toBe(false);
   });
 
   it('Ctrl-C while the command runs: passed on to it, the window is closed with what it changed, exit 130', async () => {

@@ -19,7 +19,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
-import { ExitCode, UsageError } from '../cli-errors.js';
+import { SCAN_LIMIT_CODE } from '@fh/core';
+import { ExitCode, HintedError, UsageError } from '../cli-errors.js';
 import { commandWindowMaxMs, describeCapture, describeMissed, describeWindow, endStaleWindows, openCommandTools, type CommandTools } from '../command-window.js';
 import type { CommandContext } from '../context.js';
 import { openSession } from '../open-session.js';
@@ -43,7 +44,10 @@ export async function run(context: CommandContext, argv: string[]): Promise<numb
     }
     for (const capture of await endStaleWindows(first.history, tools, commandWindowMaxMs(context.environment))) for (const line of describeMissed(capture)) context.output.warn(line);
     const onProgress = progressBars(context.output, 'run', { 'backing-up': 'backing up files before the command' });
-    const window = await first.history.beginCommand({ probe: tools.probe, journal: tools.journal, command: argv.join(' '), onProgress });
+    const window = await first.history.beginCommand({ probe: tools.probe, journal: tools.journal, command: argv.join(' '), onProgress }).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== SCAN_LIMIT_CODE) throw error;
+      throw new HintedError(error, 'The command was not run. Raise the limits with FH_COMMAND_SCAN_MAX_ENTRIES (files and folders) or FH_COMMAND_SCAN_MAX_MS, or run the command without fh run (uncaptured).');
+    });
     windowId = window.windowId;
     if (!context.output.json) context.output.note(`fh: ${describeWindow(window)}`);
   } finally {
