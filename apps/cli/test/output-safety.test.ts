@@ -76,6 +76,14 @@ describe('human output is safe for terminals and pipes', () => {
     expect(result).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: message id "t1\\u001b[2J" holds a control character; use printable characters only\n' });
     const sessions = await box.fhJson<{ sessions: unknown[] }>(['sessions']);
     expect(sessions.json.sessions).toEqual([]);
+    for (const id of ['3', '-1']) {
+      expect(await box.fh(['--session', 's', 'snapshot', '--', id])).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `fh: message id "${id}" is a number, which fh diff, rewind and show read as a turn number; use an id that is not a number (m${id.replace('-', '')}, say); nothing recorded\n`,
+      });
+    }
+    expect((await box.fhJson<{ sessions: unknown[] }>(['sessions'])).json.sessions).toEqual([]);
   });
 
   it('escapes control characters in error messages (a session id from the environment)', async () => {

@@ -31,6 +31,9 @@ export async function run(context: CommandContext, messageId: string, options: S
   if (hasControlCharacter(messageId)) {
     throw new UsageError(`message id ${JSON.stringify(messageId)} holds a control character; use printable characters only`);
   }
+  if (/^-?\d+$/.test(messageId)) {
+    throw new UsageError(`message id ${JSON.stringify(messageId)} is a number, which fh diff, rewind and show read as a turn number; use an id that is not a number (m${messageId.replace('-', '')}, say); nothing recorded`);
+  }
   const session = await openSession(context, { mustExist: false });
   try {
     const taken =
