@@ -97,7 +97,7 @@ describe('fh verify', () => {
       exitCode: 1,
       stdout: '',
       stderr: [
-        `fh: rewind refused, nothing was changed: 1 backup is missing or damaged: a.txt (${name}: ${damage}). Rewind the other files by naming them (paths), and run fh verify to see which checkpoints and undo points the damage breaks`,
+        `fh: rewind refused, nothing was changed: 1 backup is missing or damaged: a.txt (${name}: ${damage}). Rewind the other files by naming them (the paths option, fh rewind --paths), and run fh verify to see which checkpoints and undo points the damage breaks`,
         `  a.txt: backup ${name} damaged: ${damage}`,
         `To rewind the other files, name them: ${hint}`,
         '',

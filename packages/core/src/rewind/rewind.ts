@@ -253,7 +253,7 @@ function refuseIfBackupsMissing(plans: ReadonlyArray<FilePlan | undefined>, dama
   missing.sort((a, b) => compare(a.path, b.path));
   const list = missing.map((entry) => `${entry.path} (${entry.backupFileName}: ${entry.reason})`).join('; ');
   const count = missing.length === 1 ? '1 backup is' : `${missing.length} backups are`;
-  const advice = damaged.length === 0 ? '' : '. Rewind the other files by naming them (paths), and run fh verify to see which checkpoints and undo points the damage breaks';
+  const advice = damaged.length === 0 ? '' : '. Rewind the other files by naming them (the paths option, fh rewind --paths), and run fh verify to see which checkpoints and undo points the damage breaks';
   throw new BackupMissingError(`rewind refused, nothing was changed: ${count} missing or damaged: ${list}${advice}`, missing);
 }
 

@@ -111,7 +111,7 @@ export function backupIntegrityTests(workspace: () => Workspace): void {
       const error = await session.restore({ messageId: 'm2', mode: 'code' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(BackupMissingError);
       expect((error as Error).message).toBe(
-        `rewind refused, nothing was changed: 1 backup is missing or damaged: b.txt (${w.backupName('b.txt', 2)}: its bytes do not match the content hash recorded when it was made (sha256 ${sha256('b.txt v2, longer\n').slice(0, 12)}…, now ${sha256('b.txt v2, lOnger\n').slice(0, 12)}…)). Rewind the other files by naming them (paths), and run fh verify to see which checkpoints and undo points the damage breaks`,
+        `rewind refused, nothing was changed: 1 backup is missing or damaged: b.txt (${w.backupName('b.txt', 2)}: its bytes do not match the content hash recorded when it was made (sha256 ${sha256('b.txt v2, longer\n').slice(0, 12)}…, now ${sha256('b.txt v2, lOnger\n').slice(0, 12)}…)). Rewind the other files by naming them (the paths option, fh rewind --paths), and run fh verify to see which checkpoints and undo points the damage breaks`,
       );
       expect((error as BackupMissingError).missing.map((entry) => [entry.path, entry.backupFileName])).toEqual([['b.txt', w.backupName('b.txt', 2)]]);
       expect(await w.tree()).toEqual(before);
