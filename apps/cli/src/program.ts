@@ -3,6 +3,7 @@
  * module is imported only when that command runs, so startup stays lean (ink, react, jsdiff and
  * cli-progress load only in the commands that use them).
  */
+import { parseAgeInDays } from './age.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { describeError, ExitCode, UsageError } from './cli-errors.js';
@@ -48,15 +49,6 @@ function parsePositiveInteger(name: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1, not "${value}"`);
     return Number(value);
-  };
-}
-
-function parseNonNegativeNumber(name: string) {
-  return (value: string): number => {
-    // Plain decimals only: Number() would also take "0x10", "1e3", " 5" and "Infinity".
-    if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError(`${name} must be a number of 0 or more, not "${value}"`);
-    const number = Number(value);
-    return number;
   };
 }
 
@@ -198,7 +190,7 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
   program
     .command('cleanup')
     .description('remove sessions not changed for a number of days')
-    .option('--older-than <days>', 'age in days', parseNonNegativeNumber('--older-than'), 30)
+    .option('--older-than <age>', 'age: 30d, 12h, 90m (a bare number is days)', (value: string) => parseAgeInDays(value, '--older-than'), 30)
     .option('--dry-run', 'list what would be removed')
     .option('--yes', 'do not ask (needed without a terminal when sessions would be removed)')
     .action(action(async () => (await import('./commands/cleanup.js')).run));

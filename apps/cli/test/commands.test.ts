@@ -214,7 +214,7 @@ describe('fh resume and cleanup', () => {
     const box = await sandbox();
     const result = await box.fh(['cleanup', '--older-than', '-3']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--older-than must be a number of 0 or more, not "-3"');
+    expect(result.stderr).toBe('fh: --older-than takes an age like 30d, 12h or 90m (a bare number is days), not "-3"; nothing was removed\n');
   });
 });
 
@@ -310,15 +310,17 @@ describe('one-line errors without repeats, strict numbers, a missing --claude fo
     );
   });
 
-  it('cleanup --older-than takes plain decimal numbers only (exit 2)', async () => {
+  it('cleanup --older-than takes plain decimal numbers or ages like 30d, 12h, 90m only (exit 2)', async () => {
     const box = await sandbox();
     for (const value of ['0x10', '1e3', ' 5', 'Infinity', '']) {
       expect(await box.fh(['cleanup', '--older-than', value, '--dry-run'])).toMatchObject({ exitCode: 2, stdout: '' });
     }
     const hex = await box.fh(['cleanup', '--older-than', '0x10']);
-    expect(hex.stderr).toContain('--older-than must be a number of 0 or more, not "0x10"');
+    expect(hex.stderr).toBe('fh: --older-than takes an age like 30d, 12h or 90m (a bare number is days), not "0x10"; nothing was removed\n');
     expect((await box.fh(['cleanup', '--older-than', '0', '--dry-run'])).exitCode).toBe(0);
-    expect((await box.fh(['cleanup', '--older-than', '1.5', '--dry-run'])).exitCode).toBe(0);
+    for (const [value, days] of [['1.5', 1.5], ['30d', 30], ['12h', 0.5]] as const) {
+      expect((await box.fhJson<{ olderThanDays: number }>(['cleanup', '--older-than', value, '--dry-run'])).json.olderThanDays).toBe(days);
+    }
   });
 
   it('--claude with a folder that does not exist fails naming it (exit 1)', async () => {

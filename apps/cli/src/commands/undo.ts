@@ -22,6 +22,7 @@
  * otherwise, nothing removed), as `fh cleanup` does.
  */
 import { buildTimeline, readTimeline, readTimelinePoints, redoStep, timelineRows, undoStep, type TimelinePoint, type TimelineRow, type UndoResult } from '@fh/core';
+import { parseAge } from '../age.js';
 import { partialMessage, PartialFailureError, UsageError } from '../cli-errors.js';
 import { confirm, isInteractive } from '../confirm.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
@@ -48,7 +49,7 @@ export interface UndoCommandOptions {
 export async function run(context: CommandContext, pointId: string | undefined, options: UndoCommandOptions = {}): Promise<void> {
   assertCheckpointingEnabled(context, 'undo writes no file while it is set');
   if (options.list === true) return listPoints(context);
-  if (options.prune !== undefined) return prune(context, parseAge(options.prune), options.prune, options.yes === true);
+  if (options.prune !== undefined) return prune(context, parseAge(options.prune, '--prune'), options.prune, options.yes === true);
   const session = await openSession(context, { preferTimeline: true });
   try {
     const rewinder = await rewindSessionFor(context, session, { onProgress: progressBars(context.output, 'undo') });
@@ -238,11 +239,3 @@ async function prune(context: CommandContext, ageMs: number, age: string, yes: b
   }
 }
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `30d`, `12h`, `90m`, or a bare number of days → ms. */
-export function parseAge(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([mhd]?)$/.exec(text.trim());
-  if (match === null) throw new UsageError(`--prune takes an age like 30d, 12h or 90m (a bare number is days), not ${JSON.stringify(text)}; nothing was removed`);
-  return Number(match[1]) * (UNITS[match[2] === '' ? 'd' : (match[2] as string)] as number);
-}
