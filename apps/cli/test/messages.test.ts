@@ -76,6 +76,11 @@ describe('printed undo and redo hints are commands that work', () => {
       stderr: 'fh: refusing to remove 6 timeline points older than 0 of session s1 and their backups (undo could no longer go back before them) without confirmation: there is no terminal to ask on; nothing was removed. Pass --yes to remove them\n',
     });
     expect((await box.fhJson<{ points: unknown[] }>(['--session', 's1', 'undo', '--list'])).json.points).toHaveLength(6);
+    expect(await box.fh(['--session', 's1', 'undo', '--list', '--prune', '0', '--yes'])).toEqual({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'fh: fh undo takes one of --list, --prune or a point id, not --list and --prune; nothing was done\n',
+    });
     const pruned = await box.fhJson<{ removed: string[] }>(['--session', 's1', 'undo', '--prune', '0', '--yes']);
     expect(pruned.json.removed).toHaveLength(6);
     expect((await box.fhJson<{ points: unknown[] }>(['--session', 's1', 'undo', '--list'])).json.points).toEqual([]);

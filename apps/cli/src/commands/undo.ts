@@ -48,6 +48,8 @@ export interface UndoCommandOptions {
 /** Run `fh undo`. */
 export async function run(context: CommandContext, pointId: string | undefined, options: UndoCommandOptions = {}): Promise<void> {
   assertCheckpointingEnabled(context, 'undo writes no file while it is set');
+  const modes = [options.list === true ? '--list' : undefined, options.prune !== undefined ? '--prune' : undefined, pointId !== undefined ? 'a point id' : undefined].filter((mode) => mode !== undefined);
+  if (modes.length > 1) throw new UsageError(`fh undo takes one of --list, --prune or a point id, not ${modes.join(' and ')}; nothing was done`);
   if (options.list === true) return listPoints(context);
   if (options.prune !== undefined) return prune(context, parseAge(options.prune, '--prune'), options.prune, options.yes === true);
   const session = await openSession(context, { preferTimeline: true });
