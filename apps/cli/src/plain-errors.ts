@@ -38,6 +38,7 @@ function plainPath(path: string): string {
  * - `restoreBackup "<backup>" of session "<s>" to "<temp>": <errno>` → `cannot write the file: <reason>` (`cannot write <options.path>: …` when given: for a JSON document, whose entries carry no path before the text) (for a permission error: the folder must be writable, as fh writes a temp file there and renames it over the file);
  * - `back up "<path>" as "<backup>" (session "<s>"): <errno>` → `cannot read <path> to back it up: <reason>`;
  * - Node's own `EACCES: permission denied, open '/p/a.txt'` → `cannot read /p/a.txt: permission denied` (`it` for the file `options.path`);
+ * - `sessionId must be …` / `messageId must be …` (the stores' argument names) → `the session id must be …`;
  * - any other temp-file path → the file's name; `/proc/self/fd/N/` → dropped.
  */
 export function plainError(text: string, options: { path?: string } = {}): string {
@@ -53,6 +54,7 @@ export function plainError(text: string, options: { path?: string } = {}): strin
       const same = options.path !== undefined && (target === options.path || target.endsWith(`/${options.path}`));
       return `cannot ${READ_CALLS.has(syscall) ? 'read' : 'write'} ${same ? 'it' : plainPath(target)}: ${description}`;
     })
+    .replace(/^(sessionId|messageId) must be /, (_match, name: string) => `the ${name === 'sessionId' ? 'session' : 'message'} id must be `)
     .replace(/\/proc\/self\/fd\/\d+\/(\.[^/\s"']+\.fh-[0-9a-f]+\.tmp)/g, (_match, temp: string) => plainPath(temp))
     .replace(/(?<=[\s"'(])\/proc\/self\/fd\/\d+\//g, '');
 }

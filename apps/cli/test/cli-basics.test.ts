@@ -122,9 +122,9 @@ describe('usage exit codes', () => {
     expect(await box.fh(['--session', '../x', 'list'])).toEqual({
       exitCode: 2,
       stdout: '',
-      stderr: 'fh: sessionId must be a single path segment (not empty, not "." or "..", no "/", "\\" or NUL): "../x"\n',
+      stderr: 'fh: the session id must be a single path segment (not empty, not "." or "..", no "/", "\\" or NUL): "../x"\n',
     });
-    expect(await box.fh(['--session', 's', 'snapshot', ''])).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: messageId must be a non-empty string, got ""\n' });
+    expect(await box.fh(['--session', 's', 'snapshot', ''])).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: the message id must be a non-empty string, got ""\n' });
     expect(await box.fh(['resume', 's', '--to', 's'])).toEqual({ exitCode: 2, stdout: '', stderr: 'fh: cannot resume session s into itself; give a new session id\n' });
     expect((await box.fh(['--session', 's', 'fork', 'm1', '--to', '../bad'])).exitCode).toBe(2);
     expect((await box.fh(['--session', 's', 'rewind', 'm1', '--mode', 'conversation', '--paths', 'a.txt', '--yes'])).exitCode).toBe(2);

@@ -50,6 +50,7 @@ import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { checkpointingDisabled } from '../checkpointing.js';
 import { describeError } from '../cli-errors.js';
+import { plainError } from '../plain-errors.js';
 import { requireWithCodeCache } from '../code-cache.js';
 import type { CommandContext } from '../context.js';
 import { COMMAND_TOOL, TRACKED_TOOLS } from '../hook-tools.js';
@@ -140,7 +141,7 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<numbe
     edit = editOf(event as HookEvent);
     await handleHookEvent(event as HookEvent, hookOptions);
   } catch (error) {
-    const { message } = describeError(error);
+    const message = plainError(describeError(error).message);
     // An edit fh could not back up (the lock stayed held, the file or the store failed): block it.
     // A bad event or a file fh does not track (outside the project) lets the edit go on.
     const code = (error as { code?: unknown }).code;
