@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileHistory, prepareTrackEdit } from '@fh/core';
+import { BackupMissingError, FileHistory, NotFoundError, prepareTrackEdit, RewindSession, verifySession } from '@fh/core';
 import { FsBackupStore } from '../src/index.js';
 import { errnoError, faultyFileSystem, listTree, temporaryFolder } from './helpers.js';
 
@@ -160,6 +160,71 @@ describe('prepareBackup', () => {
       expect([entry?.backupFileName?.slice(16), entry?.version, entry?.backupTime]).toEqual(['@v1', 1, first?.startedAt]);
       expect((await readdir(join(root, 'file-history', 's1'))).map((name) => name.slice(16))).toEqual(['@v1']);
       expect(await readFile(join(root, 'file-history', 's1', entry?.backupFileName as string), 'utf8')).toBe('first\n');
+    } finally {
+      await history.close();
+    }
+  });
+});
+
+/** a.txt and b.txt tracked at m1 (`a0`, `b0`), edited and snapshotted at m2 (`a1`, `b1`), in a real fs store. */
+async function twoCheckpoints() {
+  const base = await temporaryFolder();
+  const root = join(base, 'store');
+  const workspace = join(base, 'project');
+  await mkdir(workspace);
+  const store = new FsBackupStore({ root });
+  await writeFile(join(workspace, 'a.txt'), 'a0\n');
+  await writeFile(join(workspace, 'b.txt'), 'b0\n');
+  const history = await FileHistory.open({ projectRoot: workspace, sessionId: 's1', store, env: {} });
+  await history.makeSnapshot('m1');
+  await history.trackEdit('a.txt');
+  await history.trackEdit('b.txt');
+  await writeFile(join(workspace, 'a.txt'), 'a1\n');
+  await writeFile(join(workspace, 'b.txt'), 'b1\n');
+  await history.makeSnapshot('m2');
+  const backup = (messageId: string, path: string) => history.state.snapshots.find((snapshot) => snapshot.messageId === messageId)?.trackedFileBackups[path]?.backupFileName as string;
+  return { base, root, workspace, store, history, folder: join(root, 'file-history', 's1'), backup };
+}
+
+describe('fh verify over a real fs store', () => {
+  it('skips the pre-images of a rewind refused for a flipped backup (abandoned, deleted on purpose); undo of that point says there is nothing to undo', async () => {
+    const { workspace, store, history, folder, backup } = await twoCheckpoints();
+    try {
+      const session = new RewindSession({ history });
+      await writeFile(join(folder, backup('m1', 'a.txt')), 'a9\n');
+      await expect(session.restore({ messageId: 'm1', mode: 'code' })).rejects.toBeInstanceOf(BackupMissingError);
+      const [point] = (await session.timeline()).points;
+      expect([point?.operation, point?.status, point?.entries.length]).toEqual(['rewind', 'abandoned', 2]);
+      expect((await readdir(folder)).filter((name) => name.includes('@undo-'))).toEqual([]);
+      await writeFile(join(folder, backup('m1', 'a.txt')), 'a0\n');
+
+      expect(await verifySession({ store, sessionId: 's1', projectRoot: workspace })).toEqual({
+        sessionId: 's1', checked: 4, ok: 4, unverifiable: 0, damaged: [], brokenCheckpoints: [], brokenPoints: [], bytesHashed: 12,
+      });
+      const undone = await session.undo(point?.undoId).catch((error: unknown) => error);
+      expect(undone).toBeInstanceOf(NotFoundError);
+      expect((undone as Error).message).toBe(
+        `timeline point ${point?.undoId} of session s1 was abandoned: its rewind was refused before any file changed, so there is nothing to undo (fh undo --list shows the points)`,
+      );
+      expect([await readFile(join(workspace, 'a.txt'), 'utf8'), await readFile(join(workspace, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b1\n']);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('an undo over an abandoned point does not need its deleted pre-images', async () => {
+    const { workspace, history, folder, backup } = await twoCheckpoints();
+    try {
+      const session = new RewindSession({ history });
+      const rewound = await session.restore({ messageId: 'm1', mode: 'code', paths: ['b.txt'] });
+      await writeFile(join(folder, backup('m1', 'a.txt')), 'a9\n');
+      await expect(session.restore({ messageId: 'm1', mode: 'code' })).rejects.toBeInstanceOf(BackupMissingError);
+      expect((await session.timeline()).points.map((point) => [point.operation, point.status, point.entries.map((entry) => entry.path)])).toEqual([
+        ['rewind', 'done', ['b.txt']],
+        ['rewind', 'abandoned', ['a.txt']],
+      ]);
+      expect((await session.undo()).target).toBe(rewound.undoPoint?.undoId);
+      expect([await readFile(join(workspace, 'a.txt'), 'utf8'), await readFile(join(workspace, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b1\n']);
     } finally {
       await history.close();
     }

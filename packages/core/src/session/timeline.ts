@@ -9,6 +9,8 @@
  *
  * The state "just before point P" is, for each path any point at or after P touched, the
  * pre-image from the earliest such point (paths no later point touched are left as they are).
+ * Abandoned points touched nothing (their operation was refused before its first write, and their
+ * own pre-image backups were deleted), so they are left out.
  * `fh undo` reaches the state just before the step under the cursor; `fh redo` the state just
  * before the undo that moved the cursor over the next step; `fh undo <id>` the state before `<id>`.
  */
@@ -64,13 +66,15 @@ export function findPoint(timeline: Timeline, id: string, sessionId: string): Ti
 
 /**
  * The files as they were just before point `pointId` (see the module comment): path → the
- * pre-image entry, from the earliest point at or after it that touched the path. Sorted by path.
+ * pre-image entry, from the earliest point at or after it that touched the path (abandoned points
+ * are skipped). Sorted by path.
  */
 export function stateBefore(timeline: Timeline, pointId: string): Map<string, UndoEntry> {
   const index = timeline.points.findIndex((point) => point.undoId === pointId);
   if (index < 0) throw new NotFoundError(`no timeline point ${pointId}`);
   const state = new Map<string, UndoEntry>();
   for (const point of timeline.points.slice(index)) {
+    if (point.status === 'abandoned') continue;
     for (const entry of point.entries) if (!state.has(entry.path)) state.set(entry.path, entry);
   }
   return new Map([...state.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -664,8 +664,8 @@ export async function recoverPending(workspace: UndoWorkspace, undo: UndoStore, 
  * prefix of one): go back to just before that point (`undo-to`, a new step; a plain undo when it
  * is the step under the cursor). Only files whose state differs are written and reported.
  *
- * Throws `NotFoundError` when there is nothing to undo or no such point, `InvalidArgumentError`
- * for an ambiguous prefix, `BackupMissingError` (nothing changed) when a pre-image is missing.
+ * Throws `NotFoundError` when there is nothing to undo, no such point or an abandoned one (it
+ * changed no file), `InvalidArgumentError` for an ambiguous prefix, `BackupMissingError` (nothing changed) when a pre-image is missing.
  */
 export async function undoRewind(workspace: UndoWorkspace, undo: UndoStore, options: UndoOptions & { pointId?: string } = {}): Promise<UndoResult> {
   const recovered = await recoverPending(workspace, undo, options);
@@ -677,6 +677,7 @@ export async function undoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
   const step = undoStep(timeline);
   const chosen = options.pointId === undefined ? step : findPoint(timeline, options.pointId, undo.sessionId);
   if (chosen === undefined) throw new NotFoundError(`session ${undo.sessionId} has no rewind to undo`);
+  refuseAbandoned(chosen);
   const plain = chosen.undoId === step?.undoId;
   const applied = await applyState(
     workspace,
@@ -686,6 +687,16 @@ export async function undoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
     options,
   );
   return { ...applied, recovered };
+}
+
+/** Throw `NotFoundError` for an abandoned `point`: it changed no file, so there is nothing to undo. */
+function refuseAbandoned(point: TimelinePoint): void {
+  if (point.status !== 'abandoned') return;
+  const why =
+    point.operation === 'recover'
+      ? `its rollback of ${point.target ?? 'an interrupted operation'} was interrupted and done again by a later recover point`
+      : `its ${point.operation} was refused before any file changed`;
+  throw new NotFoundError(`timeline point ${point.undoId} of session ${point.sessionId} was abandoned: ${why}, so there is nothing to undo (fh undo --list shows the points)`);
 }
 
 /**
@@ -710,6 +721,7 @@ export async function redoRewind(workspace: UndoWorkspace, undo: UndoStore, opti
 export async function previewUndo(workspace: UndoWorkspace, undo: UndoStore, pointId: string, options: UndoOptions = {}): Promise<UndoEntry[]> {
   const timeline = await readTimeline(undo, options);
   const point = findPoint(timeline, pointId, undo.sessionId);
+  refuseAbandoned(point);
   const entries = [...stateBefore(timeline, point.undoId).values()];
   const infos = await validateEntries(workspace, undo, entries, `undo to ${point.undoId}`);
   const checking = startPhase(options.onProgress, 'checking', entries.length);

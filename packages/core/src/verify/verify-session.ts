@@ -3,7 +3,8 @@
  * the checkpoint backups of its snapshots and the pre-image backups of its rewind timeline's
  * points — for presence, size and the content hash recorded when it was made, and say what each
  * damaged one breaks (like restic's `check`): which checkpoints a rewind to would be refused, and
- * which points an undo, redo or `undo <id>` needing that pre-image would be refused.
+ * which points an undo, redo or `undo <id>` needing that pre-image would be refused. Abandoned
+ * points (refused before they wrote anything) are skipped: no undo needs their pre-images.
  *
  * Reads the session's log once and each referenced backup once (bounded concurrency); writes
  * nothing. A backup whose record has no content hash (made before fh recorded hashes, or by
@@ -115,6 +116,9 @@ export async function verifySession(options: VerifySessionOptions): Promise<Sess
     for (const [path, backup] of Object.entries(own)) later.set(path, backup);
   }
   for (const point of readTimelinePoints(records, options.onWarning)) {
+    // An abandoned point changed no file (its operation was refused before writing, its own
+    // pre-images deleted); no undo reads it (`stateBefore`), so its backups are not checked.
+    if (point.status === 'abandoned') continue;
     for (const entry of point.entries) {
       if (entry.kind !== 'file' || entry.backupFileName === null) continue;
       refer({ backupFileName: entry.backupFileName, ...optional(entry.size, entry.sha256) }, entry.path).points.add(point.undoId);
