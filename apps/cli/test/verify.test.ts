@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, sandbox, writeFiles, type Sandbox } from './helpers.js';
@@ -84,6 +84,42 @@ describe('fh verify', () => {
         },
       ],
     });
+  });
+
+  it('lists a backup that is a symbolic link in the store as damaged with every other result, exit 1; --json has the same', async () => {
+    const { box, backups } = await rewoundSession();
+    const folder = join(box.store, 'file-history', SESSION);
+    const name = backups['b0\n'] as string;
+    await writeFiles(box.home, { 'outside.txt': 'b0\n' });
+    await rm(join(folder, name));
+    await symlink(join(box.home, 'outside.txt'), join(folder, name));
+    const link = `${join(folder, name)} is a symbolic link: fh never follows a link inside its store (${box.store}), so it was not read or written; replace it by what fh wrote there (or remove it) and run the command again`;
+
+    const { result, json } = await box.fhJson<Record<string, unknown>>(['--session', SESSION, 'verify']);
+    expect(result.exitCode).toBe(1);
+    expect(json).toEqual({
+      projectRoot: box.project,
+      damaged: 1,
+      sessions: [
+        {
+          sessionId: SESSION,
+          checked: 4,
+          ok: 3,
+          unverifiable: 0,
+          damaged: [{ backupFileName: name, status: 'refused', problem: link, paths: ['b.txt'], checkpoints: ['t1', 't2'], points: [] }],
+          brokenCheckpoints: ['t1', 't2'],
+          brokenPoints: [],
+          bytesHashed: 9,
+        },
+      ],
+    });
+    const human = await box.fh(['verify']);
+    expect([human.exitCode, ...human.stdout.split('\n').slice(0, 3)]).toEqual([
+      1,
+      'session s1: 4 backups checked (9 B hashed): 3 sound, 1 damaged',
+      `  damaged b.txt: backup ${name}: ${link}`,
+      '    breaks the rewind to 2 checkpoints: t1, t2',
+    ]);
   });
 
   it('a rewind needing the flipped backup refuses before writing, says what to do, and rewinds the others by --paths', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -225,6 +225,37 @@ describe('fh verify over a real fs store', () => {
       ]);
       expect((await session.undo()).target).toBe(rewound.undoPoint?.undoId);
       expect([await readFile(join(workspace, 'a.txt'), 'utf8'), await readFile(join(workspace, 'b.txt'), 'utf8')]).toEqual(['a1\n', 'b1\n']);
+    } finally {
+      await history.close();
+    }
+  });
+
+  it('reports a backup that is a symbolic link in the store as damaged, with every other result, never reading the outside file', async () => {
+    const { base, root, workspace, store, history, folder, backup } = await twoCheckpoints();
+    try {
+      await writeFile(join(base, 'outside.txt'), 'b1\n');
+      const linked = backup('m2', 'b.txt');
+      await rm(join(folder, linked));
+      await symlink(join(base, 'outside.txt'), join(folder, linked));
+      expect(await verifySession({ store, sessionId: 's1', projectRoot: workspace })).toEqual({
+        sessionId: 's1',
+        checked: 4,
+        ok: 3,
+        unverifiable: 0,
+        damaged: [
+          {
+            backupFileName: linked,
+            status: 'refused',
+            problem: `${join(folder, linked)} is a symbolic link: fh never follows a link inside its store (${root}), so it was not read or written; replace it by what fh wrote there (or remove it) and run the command again`,
+            paths: ['b.txt'],
+            checkpoints: ['m2'],
+            points: [],
+          },
+        ],
+        brokenCheckpoints: ['m2'],
+        brokenPoints: [],
+        bytesHashed: 9,
+      });
     } finally {
       await history.close();
     }

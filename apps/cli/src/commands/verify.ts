@@ -8,7 +8,7 @@
  * unverifiable, not as damage), 1 when any backup is damaged.
  *
  * JSON: `{ "projectRoot", "damaged": <count>, "sessions": [{ "sessionId", "checked", "ok",
- * "unverifiable", "damaged": [{ "backupFileName", "status": "missing"|"size"|"hash", "problem",
+ * "unverifiable", "damaged": [{ "backupFileName", "status": "missing"|"size"|"hash"|"refused", "problem",
  * "paths", "checkpoints", "points" }], "brokenCheckpoints", "brokenPoints", "bytesHashed" }] }`.
  */
 import { NotFoundError, parseFhSessionRecord, verifySession, type LogRecord, type SessionVerification } from '@fh/core';

@@ -25,26 +25,39 @@ export interface RecordedBackup {
  *   counted as damage;
  * - `missing`: the store has no such backup;
  * - `size`: the store's backup has another size than recorded (truncated, grown, replaced);
- * - `hash`: the size is right but the bytes do not hash to the recorded sha256 (a flipped byte).
+ * - `hash`: the size is right but the bytes do not hash to the recorded sha256 (a flipped byte);
+ * - `refused`: the store refused to read it as not what it wrote (`CorruptError`: a symbolic link
+ *   or another non-file in an fs store); `reason` is the store's message.
  */
 export type BackupCheck =
   | { status: 'ok' | 'unverifiable'; size: number }
   | { status: 'missing' }
+  | { status: 'refused'; reason: string }
   | { status: 'size'; size: number; recordedSize: number }
   | { status: 'hash'; sha256: string; recordedSha256: string };
 
-/** Whether a check found damage (`missing`, `size`, `hash`). */
-export function isDamaged(check: BackupCheck): check is Extract<BackupCheck, { status: 'missing' | 'size' | 'hash' }> {
-  return check.status === 'missing' || check.status === 'size' || check.status === 'hash';
+/** A check that found damage. */
+export type DamagedCheck = Extract<BackupCheck, { status: 'missing' | 'size' | 'hash' | 'refused' }>;
+
+/** Whether a check found damage (`missing`, `size`, `hash`, `refused`). */
+export function isDamaged(check: BackupCheck): check is DamagedCheck {
+  return check.status !== 'ok' && check.status !== 'unverifiable';
 }
 
 /**
  * Check backup `recorded.backupFileName` of `sessionId` against its record (see {@link BackupCheck}):
  * one `statBackup`, then, when the record has a sha256 and the size is right, all its bytes are
- * read and hashed. Store failures other than a missing backup are thrown.
+ * read and hashed. A backup the store refuses as not what it wrote (`CorruptError`) is `refused`;
+ * other store failures are thrown.
  */
 export async function checkBackup(store: BackupStore, sessionId: string, recorded: RecordedBackup): Promise<BackupCheck> {
-  const info = await store.statBackup(sessionId, recorded.backupFileName);
+  let info;
+  try {
+    info = await store.statBackup(sessionId, recorded.backupFileName);
+  } catch (error) {
+    if (FhError.hasCode(error, 'FH_CORRUPT')) return { status: 'refused', reason: error.message };
+    throw error;
+  }
   if (info === null) return { status: 'missing' };
   if (recorded.size !== undefined && info.size !== recorded.size) return { status: 'size', size: info.size, recordedSize: recorded.size };
   if (recorded.sha256 === undefined) return { status: 'unverifiable', size: info.size };
@@ -75,9 +88,13 @@ export async function checkBackupBytes(store: BackupStore, sessionId: string, ba
   return actual === expected ? { status: 'ok', size } : { status: 'hash', sha256: actual, recordedSha256: expected };
 }
 
-/** A damaged check as the end of a sentence about the backup: `the backup does not exist in the store`, … */
-export function describeDamage(check: Extract<BackupCheck, { status: 'missing' | 'size' | 'hash' }>): string {
+/**
+ * A damaged check as the end of a sentence about the backup: `the backup does not exist in the
+ * store`, …; for `refused`, the store's own message (`<path> is a symbolic link: …`).
+ */
+export function describeDamage(check: DamagedCheck): string {
   if (check.status === 'missing') return 'the backup does not exist in the store';
+  if (check.status === 'refused') return check.reason;
   if (check.status === 'size') return `the backup has ${check.size} bytes, not the ${check.recordedSize} recorded when it was made`;
   return `its bytes do not match the content hash recorded when it was made (sha256 ${check.recordedSha256.slice(0, 12)}…, now ${check.sha256.slice(0, 12)}…)`;
 }

@@ -37,7 +37,7 @@ export interface VerifySessionOptions {
 /** One backup the session references, as checked. */
 export interface VerifiedBackup {
   backupFileName: string;
-  /** See `BackupCheck`: `ok`, `unverifiable` (no recorded hash), or damage: `missing`, `size`, `hash`. */
+  /** See `BackupCheck`: `ok`, `unverifiable` (no recorded hash), or damage: `missing`, `size`, `hash`, `refused` (by the store: a symbolic link in an fs store). */
   status: BackupCheck['status'];
   /** What is wrong, for damage (`the backup does not exist in the store`, …). */
   problem?: string;
@@ -57,7 +57,7 @@ export interface SessionVerification {
   ok: number;
   /** Present with the recorded size, but recorded without a content hash: not damage. */
   unverifiable: number;
-  /** Damaged backups (missing, wrong size, wrong content hash), sorted by name. */
+  /** Damaged backups (missing, wrong size, wrong content hash, refused by the store), sorted by name. */
   damaged: VerifiedBackup[];
   /** Message ids of the checkpoints a rewind to would be refused, oldest first. */
   brokenCheckpoints: string[];
@@ -77,7 +77,8 @@ interface Reference {
 /**
  * Check every backup session `sessionId` references (see the module comment). Throws what the
  * store throws for a failed read (`UnavailableError`, `PermissionError`); a missing or damaged
- * backup is reported, never thrown.
+ * backup, or one the store refuses (`CorruptError`: a symbolic link in an fs store), is reported,
+ * never thrown.
  */
 export async function verifySession(options: VerifySessionOptions): Promise<SessionVerification> {
   const { store, sessionId } = options;
