@@ -11,10 +11,15 @@
  * A listing of the project stops past `FH_COMMAND_SCAN_MAX_ENTRIES` files and folders (default
  * 1,000,000) or `FH_COMMAND_SCAN_MAX_MS` ms (default 10,000) per begin or end: the command is
  * then not captured, and fh says so.
+ *
+ * fh's own files are never captured: the store's folder (an fs store's root, which README allows
+ * inside the project with a relative `--store`; for an S3 store the local `commands/` folder) is
+ * given to the probe as `exclude`, so no window backs up, reports or rewinds anything in it.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import type { CommandCapture, CommandJournal, CommandProbe, CommandWindow, FileHistory } from '@fh/core';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { realPathOrNearest, type CommandCapture, type CommandJournal, type CommandProbe, type CommandWindow, type FileHistory } from '@fh/core';
 import type { StoreLocation } from './store-uri.js';
 
 export { COMMAND_TOOL } from './hook-tools.js';
@@ -42,6 +47,35 @@ export function commandFolder(location: StoreLocation, environment: NodeJS.Proce
 }
 
 /**
+ * The local folder fh keeps its own files in for `location`: an fs store's root, or for an S3
+ * store the folder of its command windows (`$FH_HOME/commands`, else `~/.fh/commands`). The
+ * command window never captures inside it, and `fh track` / the hook's edit tracking refuse paths in it.
+ */
+export function ownFolder(location: StoreLocation, environment: NodeJS.ProcessEnv, home: string): string {
+  if (location.kind === 'fs') return location.folder;
+  const fhHome = environment.FH_HOME !== undefined && environment.FH_HOME !== '' ? environment.FH_HOME : join(home, '.fh');
+  return join(fhHome, 'commands');
+}
+
+/** Whether the absolute `path` is `folder` or lies under it (as written; no symlinks resolved). */
+export function isInsideFolder(folder: string, path: string): boolean {
+  const rest = relative(folder, path);
+  return rest === '' || (rest !== '..' && !rest.startsWith(`..${sep}`) && !isAbsolute(rest));
+}
+
+/** Whether `absolutePath` is in `storeFolder`, as written or with symlinks resolved (as trackEdit resolves them). */
+export function insideStore(storeFolder: string, absolutePath: string): boolean {
+  if (isInsideFolder(storeFolder, absolutePath)) return true;
+  try {
+    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    const realStore = realPathOrNearest(storeFolder, (path) => realpathSync.native(path));
+    return real !== undefined && realStore !== undefined && isInsideFolder(realStore, real);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Open the probe and journal for `sessionId` (imports `@fh/command-probe` on first use).
  * `deadline` (epoch ms, `fh hook`'s budget): a listing may take no longer than the time left
  * before it (less {@link DEADLINE_MARGIN_MS}), so a scan that blocks the event loop stops in time
@@ -54,7 +88,7 @@ export async function openCommandTools(location: StoreLocation, environment: Nod
   const configuredScanMs = positiveNumber(environment.FH_COMMAND_SCAN_MAX_MS);
   const maxScanMs =
     deadline === undefined ? configuredScanMs : Math.max(1, Math.min(configuredScanMs ?? DEFAULT_MAX_SCAN_MS, deadline - DEADLINE_MARGIN_MS - Date.now()));
-  const probe = new NodeCommandProbe({ stateDir: folder, ...(maxScanEntries === undefined ? {} : { maxScanEntries }), ...(maxScanMs === undefined ? {} : { maxScanMs }) });
+  const probe = new NodeCommandProbe({ stateDir: folder, exclude: [ownFolder(location, environment, home)], ...(maxScanEntries === undefined ? {} : { maxScanEntries }), ...(maxScanMs === undefined ? {} : { maxScanMs }) });
   return { probe, journal: new FsCommandJournal(folder), folder };
 }
 

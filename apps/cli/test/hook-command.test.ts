@@ -175,6 +175,50 @@ describe('fh run', () => {
     expect(existsSync(join(box.project, 'new.txt'))).toBe(false);
   });
 
+  it('a store inside the project (--store .fhstore): the window never captures it, fh diff does not list it, a rewind leaves it intact; fh track and the hook refuse paths in it', async () => {
+    for (const kind of ['walk', 'git'] as const) {
+      const box = await sandbox();
+      await writeFiles(box.project, { 'a.txt': 'a\n' });
+      if (kind === 'git') sh(box, 'git init -q && git add a.txt && git -c user.email=t@example.com -c user.name=t commit -qm base');
+      const inner = (args: readonly string[], input?: string) =>
+        runCli(['--store', '.fhstore', '--session', SESSION, ...args], { home: box.home, cwd: box.project, ...(input === undefined ? {} : { input }) });
+      const storeFolder = join(box.project, '.fhstore');
+      expect((await inner(['snapshot', 'm1'])).exitCode).toBe(0);
+      const before = await readTree(box.project, ['.git', '.fhstore']);
+      // Twice: the second begin finds the first window's files (preimages.json) in the store.
+      for (const content of ['b', 'c']) {
+        const result = await inner(['run', '--', 'sh', '-c', `echo ${content} > a.txt`]);
+        // None of the store's files is backed up: the first walk backs up a.txt only (git has it), the second finds it tracked.
+        const kept = content === 'b' && kind === 'walk' ? ', backed up 1 dirty or untracked file(s) (2 bytes)' : '';
+        expect(result.stderr.replace(/command [0-9a-f-]{36}/g, 'command W')).toBe(`fh: command W: window open (${kind})${kept}\nfh: command W: captured 1 file(s) (1 modified) into checkpoint m1\n`);
+        expect(result.exitCode).toBe(0);
+      }
+      const diff = await inner(['--json', 'diff', 'm1']);
+      expect(JSON.parse(diff.stdout).files).toEqual([{ path: 'a.txt', status: 'modified', insertions: 1, deletions: 1, binary: false }]);
+      const stored = await readTree(storeFolder, []);
+      const names = (tree: Record<string, unknown>) => Object.keys(tree).map((path) => path.replace(SESSION, 'S').replace(/[0-9a-f]{16}@/, 'H@').replace(/@undo-[0-9a-f]+$/, '@undo-P')).sort();
+      const journal = kind === 'walk' ? ['commands/S/preimages.json'] : [];
+      expect(names(stored)).toEqual([...journal, 'file-history/S/H@v1', 'sessions/S.jsonl']);
+      expect(await inner(['track', '.fhstore/commands'])).toEqual({
+        exitCode: 2,
+        stdout: '',
+        stderr: `fh: .fhstore/commands is inside fh's store folder ${storeFolder}: fh never backs up or rewinds its own files, so nothing was tracked for it; track your project's files only\n`,
+      });
+      const write = event(box, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(storeFolder, 'x.json') }, tool_use_id: 'toolu_w' });
+      expect(await inner(['hook'], write)).toEqual({
+        ...quiet,
+        stderr: `fh hook: warning: ${join(storeFolder, 'x.json')} is inside fh's store folder ${storeFolder}: not backed up (fh never tracks or rewinds its own files); nothing recorded\n`,
+      });
+      expect((await inner(['rewind', 'm1', '--mode', 'code', '--yes'])).exitCode).toBe(0);
+      expect(await readTree(box.project, ['.git', '.fhstore'])).toEqual(before);
+      // Every file the store held is still there with its bytes: the rewind only added its undo point and appended to the log.
+      const after = await readTree(storeFolder, []);
+      expect(names(after)).toEqual([...journal, 'file-history/S/H@undo-P', 'file-history/S/H@v1', 'sessions/S.jsonl']);
+      const log = `sessions/${SESSION}.jsonl`;
+      for (const [path, entry] of Object.entries(stored)) expect(path === log ? { ...after[path], content: after[path]?.content.slice(0, entry.content.length) } : after[path]).toEqual(entry);
+    }
+  });
+
   it('Ctrl-C while the command runs: passed on to it, the window is closed with what it changed, exit 130', async () => {
     const box = await sandbox();
     await repository(box);

@@ -64,6 +64,13 @@ export interface NodeCommandProbeOptions {
   maxScanEntries?: number;
   /** Longest one listing may take, in ms (default {@link DEFAULT_MAX_SCAN_MS}); past it, as for `maxScanEntries`. */
   maxScanMs?: number;
+  /**
+   * Absolute folders a window never captures anything in (fh's own store when it lies inside the
+   * project): a folder here that is inside the project folder (not the project folder itself) is
+   * not entered by a walk, and nothing at or under it is reported by `begin` or `end` (not backed
+   * up, not named changed, not listed as ignored). Folders outside the project are skipped. Default none.
+   */
+  exclude?: readonly string[];
 }
 
 /** Default {@link NodeCommandProbeOptions.maxScanEntries}: 1,000,000 files and folders. */
@@ -118,6 +125,7 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly gitScan: 'index' | 'status';
   private readonly maxScanEntries: number;
   private readonly maxScanMs: number;
+  private readonly exclude: readonly string[];
   /** Trees of windows begun by this instance, so an end in the same process does not read the tree file back. */
   private readonly trees = new Map<string, ScanTree>();
 
@@ -138,6 +146,21 @@ export class NodeCommandProbe implements CommandProbe {
     }
     this.maxScanEntries = options.maxScanEntries ?? DEFAULT_MAX_SCAN_ENTRIES;
     this.maxScanMs = options.maxScanMs ?? DEFAULT_MAX_SCAN_MS;
+    if (options.exclude !== undefined && (!Array.isArray(options.exclude) || options.exclude.some((folder) => typeof folder !== 'string' || !isAbsolute(folder)))) {
+      throw new Error(`NodeCommandProbe exclude must be a list of absolute folders, got ${JSON.stringify(options.exclude)}`);
+    }
+    this.exclude = options.exclude ?? [];
+  }
+
+  /** {@link NodeCommandProbeOptions.exclude} as project paths (`/` separators) of the folders inside `projectRoot`. */
+  private excludedPaths(projectRoot: string): string[] {
+    const paths: string[] = [];
+    for (const folder of this.exclude) {
+      const inside = relative(projectRoot, folder);
+      if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) continue;
+      paths.push(inside.split(sep).join('/'));
+    }
+    return paths;
   }
 
   /** The limits of a listing starting now. */
@@ -151,8 +174,9 @@ export class NodeCommandProbe implements CommandProbe {
         `the project folder is ${projectRoot}, the root of the file system: fh does not scan the whole file system for a command window, so this command is not captured; start the agent in your project's folder (or give fh --project <folder>)`,
       );
     }
+    const excluded = this.excludedPaths(projectRoot);
     const located = this.locateRepository(projectRoot);
-    if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot, this.limits()) };
+    if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot, this.limits(), excluded) };
     await mkdir(this.stateDir, { recursive: true });
     const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
     const pruned = readIgnoredFolders(prunedFile);
@@ -164,7 +188,7 @@ export class NodeCommandProbe implements CommandProbe {
       if (ignoredFolders.length !== pruned.size || ignoredFolders.some((folder) => !pruned.has(folder))) await writeFile(prunedFile, JSON.stringify(ignoredFolders));
       this.trees.set(windowId, scanned.tree);
       const state: ScanState = { kind: 'scan', ...located, treeFile };
-      return { kind: 'git', state: state as unknown as JsonValue, own: scanned.own, ignored: scanned.ignored };
+      return { kind: 'git', state: state as unknown as JsonValue, ...withoutExcluded(excluded, { own: scanned.own, ignored: scanned.ignored }) };
     }
     const indexCopy = join(this.stateDir, `${windowId}.index`);
     try {
@@ -176,7 +200,7 @@ export class NodeCommandProbe implements CommandProbe {
     const state: GitState = { kind: 'git', top: located.top, prefix: located.prefix, indexCopy };
     try {
       const entries = await this.status(projectRoot, state);
-      const listing = listingOf(projectRoot, state, entries);
+      const listing = withoutExcluded(excluded, listingOf(projectRoot, state, entries));
       return { kind: 'git', state: state as unknown as JsonValue, own: listing.own, ignored: listing.ignored };
     } catch (error) {
       await rm(indexCopy, { force: true });
@@ -186,12 +210,13 @@ export class NodeCommandProbe implements CommandProbe {
 
   async end(projectRoot: string, windowId: string, state: JsonValue): Promise<ProbeEnd> {
     const saved = state as unknown as GitState | ScanState | { kind: 'walk' };
-    if (saved.kind === 'walk') return { ...walkProject(projectRoot, this.limits()), indexChanged: new Map() };
+    const excluded = this.excludedPaths(projectRoot);
+    if (saved.kind === 'walk') return { ...walkProject(projectRoot, this.limits(), excluded), indexChanged: new Map() };
     if (saved.kind === 'scan') {
       const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile), this.limits());
       const indexChanged = new Map<string, IndexEntry>();
       for (const [path, change] of scanned.changed) indexChanged.set(path, { blobId: change.blobId, gitMode: change.gitMode, mode: change.mode, contentChanged: change.contentChanged });
-      return { own: scanned.own, ignored: scanned.ignored, indexChanged };
+      return withoutExcluded(excluded, { own: scanned.own, ignored: scanned.ignored, indexChanged });
     }
     const entries = await this.status(projectRoot, saved);
     const listing = listingOf(projectRoot, saved, entries);
@@ -202,7 +227,7 @@ export class NodeCommandProbe implements CommandProbe {
       if (path !== undefined) indexChanged.set(path, { blobId: entry.indexBlob, gitMode: entry.indexMode });
     }
     for (const path of indexChanged.keys()) if (listing.own.get(path)?.type === 'missing') listing.own.delete(path);
-    return { own: listing.own, ignored: listing.ignored, indexChanged };
+    return withoutExcluded(excluded, { own: listing.own, ignored: listing.ignored, indexChanged });
   }
 
   async materializeBlobs(_projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number): Promise<Array<MaterializedBlob | undefined>> {
@@ -313,6 +338,21 @@ function listingOf(projectRoot: string, state: GitState, entries: readonly Statu
   return { own, ignored };
 }
 
+/** Whether the project path `path` (an ignored folder's key may end with `/`) is one of `excluded` or under one. */
+function isExcluded(excluded: readonly string[], path: string): boolean {
+  return excluded.some((folder) => path === folder || path.startsWith(`${folder}/`));
+}
+
+/** `listing` with every path at or under an `excluded` folder taken out of its maps (in place; the same object). */
+function withoutExcluded<T extends { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts>; indexChanged?: Map<string, IndexEntry> }>(excluded: readonly string[], listing: T): T {
+  if (excluded.length === 0) return listing;
+  for (const map of [listing.own, listing.ignored, listing.indexChanged]) {
+    if (map === undefined) continue;
+    for (const path of map.keys()) if (isExcluded(excluded, path)) map.delete(path);
+  }
+  return listing;
+}
+
 /** The facts of `path` (lstat), or undefined when nothing is there. */
 function lstatFacts(path: string): EntryFacts | undefined {
   const stats = lstatSync(path, { throwIfNoEntry: false });
@@ -322,10 +362,15 @@ function lstatFacts(path: string): EntryFacts | undefined {
 /**
  * Walk the project: every file (regular files and symlinks, never followed) that no `.gitignore`
  * on the way ignores goes to `own`; ignored files and folders to `ignored` (folders are not
- * entered; their key ends with `/`). Throws `ScanLimitError` once it has seen more than
+ * entered; their key ends with `/`). The project paths in `excluded` (folders) are neither entered
+ * nor reported. Throws `ScanLimitError` once it has seen more than
  * `limits.maxEntries` files and folders or runs past `limits.deadline` (default: the probe's defaults from now).
  */
-export function walkProject(projectRoot: string, limits: ListingLimits = { maxEntries: DEFAULT_MAX_SCAN_ENTRIES, deadline: Date.now() + DEFAULT_MAX_SCAN_MS }): { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts> } {
+export function walkProject(
+  projectRoot: string,
+  limits: ListingLimits = { maxEntries: DEFAULT_MAX_SCAN_ENTRIES, deadline: Date.now() + DEFAULT_MAX_SCAN_MS },
+  excluded: readonly string[] = [],
+): { own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts> } {
   const own = new Map<string, EntryFacts>();
   const ignored = new Map<string, EntryFacts>();
   let seen = 0;
@@ -350,6 +395,7 @@ export function walkProject(projectRoot: string, limits: ListingLimits = { maxEn
     for (const entry of entries) {
       if (entry.isDirectory() && ALWAYS_SKIPPED.has(entry.name)) continue;
       const path = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (excluded.length !== 0 && excluded.includes(path)) continue;
       const directory = entry.isDirectory();
       if (isIgnored(rules, path, directory)) {
         const facts = lstatFacts(join(projectRoot, path));

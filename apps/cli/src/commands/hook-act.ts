@@ -42,7 +42,7 @@ import {
   worktreeStateRecord,
   WORKTREE_STATE_RECORD_TYPE,
 } from '@fh/core';
-import { commandFolder, endStaleWindows, openCommandTools } from '../command-window.js';
+import { commandFolder, endStaleWindows, insideStore, openCommandTools, ownFolder } from '../command-window.js';
 import { openFhHistory } from '../fh-history.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
 import { probeWorktree } from '../worktree-probe.js';
@@ -107,6 +107,12 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
     if (action.kind === 'edit') {
       if (!isAbsolute(action.path) && !(await isFolder(cwd))) throw new Error(`the event's cwd ${cwd} does not exist; nothing recorded`);
       absolutePath = isAbsolute(action.path) ? action.path : resolve(cwd, action.path);
+      const storeFolder = ownFolder(location, environment, home);
+      if (insideStore(storeFolder, absolutePath)) {
+        // fh's own files (a store inside the project) are never backed up or rewound.
+        process.stderr.write(`fh hook: warning: ${absolutePath} is inside fh's store folder ${storeFolder}: not backed up (fh never tracks or rewinds its own files); nothing recorded\n`);
+        return;
+      }
       let key: string | undefined;
       try {
         key = toTrackingPath(projectRoot, absolutePath);

@@ -15,6 +15,8 @@
  * plus `"agent": { "by", "agentId", "agentType" }` when `--agent` is given.
  * A folder, a named pipe, a socket or a device is refused as bad input (exit 2 when nothing else
  * was given), never opened: reading a FIFO would wait for a writer.
+ * A path inside the store's folder (fh's own files, when `--store` lies inside the project) is
+ * refused as bad input: fh never backs up or rewinds its own files.
  * Exit 3 when some paths failed and others were tracked; 1 when all failed, when the session has
  * no checkpoint yet (run `fh snapshot` first), or while FH_DISABLE_FILE_CHECKPOINTING is set.
  */
@@ -29,6 +31,7 @@ import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import { agentDocument, agentLabel } from '../agent-lines.js';
 import { openSession } from '../open-session.js';
+import { insideStore, ownFolder } from '../command-window.js';
 
 /** Options of `fh track`. */
 export interface TrackOptions {
@@ -66,6 +69,7 @@ export async function run(context: CommandContext, paths: string[], options: Tra
     const tracked: string[] = [];
     const links: Array<{ path: string; target: string }> = [];
     const failed: Array<{ path: string; error: string }> = [];
+    const storeFolder = ownFolder(context.storeLocation, context.environment, context.home);
     let firstError: unknown;
     const progress = context.output.progress('track: backing up files', paths.length, { unit: 'files', showBytes: true });
     let bytes = 0;
@@ -76,6 +80,9 @@ export async function run(context: CommandContext, paths: string[], options: Tra
       try {
         if (path === '') throw new UsageError('an empty path is not a file to track');
         if (absolute === session.projectRoot) throw new UsageError(`${displayPath(path)} is the project root itself, not a file to track`);
+        if (insideStore(storeFolder, absolute)) {
+          throw new UsageError(`${displayPath(path)} is inside fh's store folder ${storeFolder}: fh never backs up or rewinds its own files, so nothing was tracked for it; track your project's files only`);
+        }
         if (stats !== undefined && !stats.isFile()) {
           const what = stats.isDirectory() ? 'a folder' : stats.isFIFO() ? 'a named pipe (FIFO)' : stats.isSocket() ? 'a socket' : 'a device';
           const advice = stats.isDirectory() ? `name the files in it (fh track ${displayPath(path)}/<file>)` : 'track the regular files the agent will edit';
