@@ -11,14 +11,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, sandbox, writeFiles, type CliResult, type Sandbox } from './helpers.js';
 
-/** Run fh as `nobody` (the sandbox chowned to it first) with the sandbox's store, project and session `s`. */
-function asNobody(box: Sandbox, args: readonly string[]): CliResult {
+/**
+ * Run fh as `nobody` (the sandbox chowned to it first) with the sandbox's store, project and
+ * session `s`; with `input`, it is stdin (and no `--session`: `fh hook` takes it from the event).
+ */
+function asNobody(box: Sandbox, args: readonly string[], input?: string): CliResult {
+  const session = input === undefined ? ['--session', 's'] : [];
   try {
-    const stdout = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliPath, '--store', `fs:${box.store}`, '--project', box.project, '--session', 's', ...args], {
+    const stdout = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliPath, '--store', `fs:${box.store}`, '--project', box.project, ...session, ...args], {
       cwd: box.project,
       env: baseEnvironment(box.home),
       encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(input === undefined ? { stdio: ['ignore', 'pipe', 'pipe'] as const } : { input }),
     });
     return { exitCode: 0, stdout, stderr: '' };
   } catch (error) {
@@ -44,19 +48,7 @@ describe('an edit fh cannot back up is blocked (run as nobody)', () => {
     expect(asNobody(box, ['snapshot', 't1']).exitCode).toBe(0);
     await chmod(join(box.project, 'wo.txt'), 0o200);
     const event = { session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(box.project, 'wo.txt'), content: 'x' } };
-    let result: CliResult;
-    try {
-      const stdout = execFileSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliPath, '--store', `fs:${box.store}`, '--project', box.project, 'hook'], {
-        cwd: box.project,
-        env: baseEnvironment(box.home),
-        encoding: 'utf8',
-        input: JSON.stringify(event),
-      });
-      result = { exitCode: 0, stdout, stderr: '' };
-    } catch (error) {
-      const failed = error as { status: number; stdout: string; stderr: string };
-      result = { exitCode: failed.status, stdout: failed.stdout, stderr: failed.stderr };
-    }
+    const result = asNobody(box, ['hook'], JSON.stringify(event));
     expect(result).toEqual({
       exitCode: 2,
       stdout: '',
