@@ -154,12 +154,15 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<numbe
 }
 
 /**
- * A store's backup failure in a person's words: `prepare a backup of "<file>" (session "s"): EACCES
- * (permission denied)` → `cannot read it: permission denied`; `lockSession "s": EACCES (…)` → `the
- * store cannot be written: permission denied`; anything else as it is.
+ * A store's backup failure in a person's words, for a message `plainError` has already rewritten
+ * (it turns `back up "<file>" as …` into `cannot read <file> to back it up: …`): `prepare a
+ * backup of "<file>" (session "s"): EACCES (permission denied)` → `cannot read it: permission
+ * denied`, or `the store refused the copy: …` when this process can read the file;
+ * `lockSession "s": EACCES (…)` → `the store cannot be written: permission denied`; anything else
+ * as it is.
  */
 function plainBackupFailure(message: string): string {
-  const source = /^(?:prepare a backup of|back up) "([^"]*)"(?: as "[^"]*")? \(session "[^"]*"\): [A-Z]+ \((.+)\)$/.exec(message);
+  const source = /^prepare a backup of "([^"]*)" \(session "[^"]*"\): [A-Z]+ \((.+)\)$/.exec(message);
   if (source !== null) return `${readable(source[1] ?? '') ? 'the store refused the copy' : 'cannot read it'}: ${source[2]}`;
   const lock = /^lockSession "[^"]*": [A-Z]+ \((.+)\)$/.exec(message);
   if (lock !== null) return `the store cannot be written: ${lock[1]}`;

@@ -10,7 +10,7 @@
  * JSON: `{ "sessionId", "projectRoot", "messageId", "timestamp", "files": [trackingPath…],
  * "snapshotSequence", "promptRecorded" }`.
  */
-import { userMessageRecord } from '@fh/core';
+import { isTurnNumber, userMessageRecord } from '@fh/core';
 import { UsageError } from '../cli-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
@@ -31,7 +31,7 @@ export async function run(context: CommandContext, messageId: string, options: S
   if (hasControlCharacter(messageId)) {
     throw new UsageError(`message id ${JSON.stringify(messageId)} holds a control character; use printable characters only`);
   }
-  if (/^-?\d+$/.test(messageId)) {
+  if (isTurnNumber(messageId)) {
     throw new UsageError(`message id ${JSON.stringify(messageId)} is a number, which fh diff, rewind and show read as a turn number; use an id that is not a number (m${messageId.replace('-', '')}, say); nothing recorded`);
   }
   const session = await openSession(context, { mustExist: false });

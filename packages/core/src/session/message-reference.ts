@@ -26,6 +26,15 @@ export interface MessageReferenceCandidates {
 }
 
 /**
+ * Whether `reference` reads as a turn number (`3`, `-1`: digits with an optional leading minus)
+ * in {@link resolveMessageReference}, which takes an exact id first: a message id of that form
+ * would shadow the turn.
+ */
+export function isTurnNumber(reference: string): boolean {
+  return /^-?\d+$/.test(reference);
+}
+
+/**
  * The full message id `reference` names among `candidates`, in this order: an exact id; a turn
  * number (`/^-?\d+$/`: `n` from 1 to the number of checkpoints, or `-n` counting back from the
  * newest, `-1` being the newest); a unique prefix of at least {@link MIN_PREFIX_LENGTH}
@@ -46,7 +55,7 @@ export function resolveMessageReference(reference: string, candidates: MessageRe
     );
   }
   if (checkpointIds.includes(reference) || otherIds.includes(reference)) return reference;
-  if (/^-?\d+$/.test(reference)) {
+  if (isTurnNumber(reference)) {
     const turn = Number(reference);
     const count = checkpointIds.length;
     const index = turn > 0 ? turn - 1 : count + turn;
