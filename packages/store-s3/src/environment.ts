@@ -7,6 +7,8 @@ import type { S3BackupStoreOptions } from './options.js';
  * `AWS_REQUEST_CHECKSUM_CALCULATION`; this adds the two defaults S3-compatible services (MinIO,
  * R2, Ceph) need when a custom endpoint is set: path-style addressing, and region `us-east-1` if
  * `AWS_REGION` is unset. `FH_S3_FORCE_PATH_STYLE=1` or `0` overrides the path-style choice.
+ * Requests go through the store's small signed-request client where it covers the configuration
+ * (`signedRequests`, see `signed-client.ts`); `FH_S3_CLIENT=sdk` sends them all through the SDK.
  */
 export function s3StoreOptionsFromEnvironment(
   location: { bucket: string; prefix: string },
@@ -20,5 +22,6 @@ export function s3StoreOptionsFromEnvironment(
     prefix: location.prefix,
     forcePathStyle,
     clientConfig: customEndpoint && !environment.AWS_REGION ? { region: 'us-east-1' } : {},
+    signedRequests: environment.FH_S3_CLIENT !== 'sdk',
   };
 }

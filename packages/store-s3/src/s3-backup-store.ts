@@ -9,7 +9,9 @@
  * Backups stream both ways and are written once (`If-None-Match: *`); change detection reads the
  * recorded size, mode and sha256 with HeadObject; resume copies on the server (CopyObject).
  * The AWS SDK is imported on the first request, its multipart uploader only for a backup larger
- * than one part (`sdk.ts`): a store that sends nothing loads none of it.
+ * than one part (`sdk.ts`): a store that sends nothing loads none of it. With `signedRequests`
+ * (the CLI's setting) the requests go through a small signed-request client instead where it
+ * covers the configuration (`signed-client.ts`), and only a multipart upload loads the SDK.
  */
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import {
@@ -41,7 +43,8 @@ import { MAX_PARTS, MIN_PART_SIZE_BYTES, S3_STORE_DEFAULTS, type S3BackupStoreOp
 import { listObjects, type S3Context } from './s3-context.js';
 import { S3SessionLocks } from './s3-session-lock.js';
 import { newLogCursor, S3SessionLog, type LogCursor } from './s3-session-log.js';
-import { loadClientModule, loadStorageModule, type S3Sdk } from './sdk.js';
+import { loadClientModule, loadSignedClientModule, loadStorageModule, type S3Sdk } from './sdk.js';
+import { signedClientConfig } from './signed-client-config.js';
 import {
   isNotFound,
   isPreconditionFailed,
@@ -73,9 +76,13 @@ export class S3BackupStore implements BackupStore {
   private readonly givenClient: S3Client | undefined;
   private readonly clientConfig: S3BackupStoreOptions['clientConfig'];
   private readonly forcePathStyle: boolean;
+  private readonly signedRequests: boolean;
   private sdkLoaded: Promise<S3Sdk> | undefined;
-  /** The client this store built (undefined until its first request, or when one was given). */
+  private sdkClientLoaded: Promise<S3Sdk> | undefined;
+  /** The SDK client this store built (undefined until its first use, or when one was given). */
   private builtClient: S3Client | undefined;
+  /** The signed-request client this store built, if its requests go through one. */
+  private signedClient: { destroy(): void } | undefined;
   private readonly layout: Layout;
   private readonly limit: LimitFunction;
   private readonly largeUploadLimit: LimitFunction;
@@ -95,8 +102,8 @@ export class S3BackupStore implements BackupStore {
     if (typeof options.bucket !== 'string' || options.bucket === '') {
       throw new InvalidArgumentError(`bucket must be a non-empty bucket name: ${JSON.stringify(options.bucket)}`);
     }
-    if (options.client && (options.clientConfig !== undefined || options.forcePathStyle !== undefined)) {
-      throw new InvalidArgumentError('pass either client or clientConfig/forcePathStyle, not both');
+    if (options.client && (options.clientConfig !== undefined || options.forcePathStyle !== undefined || options.signedRequests === true)) {
+      throw new InvalidArgumentError('pass either client or clientConfig/forcePathStyle/signedRequests, not both');
     }
     const partSizeBytes = options.partSizeBytes ?? S3_STORE_DEFAULTS.partSizeBytes;
     if (!Number.isInteger(partSizeBytes) || partSizeBytes < MIN_PART_SIZE_BYTES) {
@@ -123,6 +130,7 @@ export class S3BackupStore implements BackupStore {
     this.partSizeBytes = partSizeBytes;
     this.uploadQueueSize = uploadQueueSize;
     this.givenClient = options.client;
+    this.signedRequests = options.signedRequests ?? false;
     this.clientConfig = options.clientConfig;
     this.forcePathStyle = options.forcePathStyle ?? options.clientConfig?.forcePathStyle ?? false;
     this.context = {
@@ -137,16 +145,39 @@ export class S3BackupStore implements BackupStore {
   }
 
   /**
-   * The client every request goes through: the one given in the options, else one built from
-   * `clientConfig` on the first call (which imports the SDK, see `sdk.ts`).
+   * The AWS SDK client: the one given in the options, else one built from `clientConfig` on the
+   * first call (which imports the SDK, see `sdk.ts`). With `signedRequests`, the store's own
+   * requests may go through its signed-request client instead (see {@link S3BackupStore.sdk}).
    */
   async client(): Promise<S3Client> {
-    return (await this.sdk()).client;
+    return (await this.sdkClient()).client;
   }
 
-  /** The SDK module and the client, loaded once (see {@link S3BackupStore.client}). */
+  /**
+   * What every request goes through, loaded once: with `signedRequests` and a configuration
+   * `signedClientConfig` covers, the small signed-request client (no SDK); else the SDK's client.
+   */
   private sdk(): Promise<S3Sdk> {
-    this.sdkLoaded ??= loadClientModule().then((s3) => {
+    this.sdkLoaded ??= (async () => {
+      const signed = this.signedRequests
+        ? signedClientConfig(this.bucket, this.clientConfig as Record<string, unknown> | undefined, this.forcePathStyle, {
+            connectionTimeoutMs: S3_STORE_DEFAULTS.connectionTimeoutMs,
+            socketTimeoutMs: S3_STORE_DEFAULTS.socketTimeoutMs,
+          })
+        : undefined;
+      if (signed === undefined) return this.sdkClient();
+      const module = await loadSignedClientModule();
+      const client = new module.SignedS3Client(signed);
+      this.signedClient = client;
+      // The same command names and output fields the store reads (see `signed-client.ts`).
+      return { s3: module, client } as unknown as S3Sdk;
+    })();
+    return this.sdkLoaded;
+  }
+
+  /** The SDK module and its client, loaded once (multipart uploads always use it). */
+  private sdkClient(): Promise<S3Sdk> {
+    this.sdkClientLoaded ??= loadClientModule().then((s3) => {
       const client =
         this.givenClient ??
         new s3.S3Client({
@@ -160,7 +191,7 @@ export class S3BackupStore implements BackupStore {
       if (this.givenClient === undefined) this.builtClient = client;
       return { s3, client };
     });
-    return this.sdkLoaded;
+    return this.sdkClientLoaded;
   }
 
   /**
@@ -465,6 +496,7 @@ export class S3BackupStore implements BackupStore {
    */
   destroy(): void {
     this.builtClient?.destroy();
+    this.signedClient?.destroy();
   }
 
   private describe(key: string): string {
@@ -504,7 +536,7 @@ export class S3BackupStore implements BackupStore {
       }
       return { size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
     }
-    const [{ client }, { Upload }] = await Promise.all([this.sdk(), loadStorageModule()]);
+    const [{ client }, { Upload }] = await Promise.all([this.sdkClient(), loadStorageModule()]);
     const hashing = new HashingStream();
     const body = handle.createReadStream({ start: 0, autoClose: false, highWaterMark: READ_CHUNK_BYTES });
     body.on('error', (error) => hashing.destroy(error));
@@ -553,7 +585,7 @@ export class S3BackupStore implements BackupStore {
    */
   private async resolveTarget(): Promise<RequestTarget> {
     try {
-      const client = await this.client();
+      const { client } = await this.sdk();
       const endpoint = await client.config.endpoint?.();
       if (endpoint) {
         const port = endpoint.port === undefined ? '' : `:${endpoint.port}`;

@@ -18,13 +18,23 @@ export interface S3Sdk {
   readonly client: S3Client;
 }
 
+/** fh's small signed-request client (`signed-client.ts`), which stands in for the SDK's where it covers the configuration. */
+export type SignedClientModule = typeof import('./signed-client.js');
+
 let clientModule: Promise<S3Module> | undefined;
 let storageModule: Promise<StorageModule> | undefined;
+let signedModule: Promise<SignedClientModule> | undefined;
 
 /** `@aws-sdk/client-s3` (the parts in `sdk-client.ts`), imported on the first call. */
 export function loadClientModule(): Promise<S3Module> {
   clientModule ??= import('./sdk-client.js');
   return clientModule;
+}
+
+/** `signed-client.ts` (a few ms to load, no SDK), imported on the first call. */
+export function loadSignedClientModule(): Promise<SignedClientModule> {
+  signedModule ??= import('./signed-client.js');
+  return signedModule;
 }
 
 /** `@aws-sdk/lib-storage`, imported on the first call (only multipart uploads need it). */

@@ -10,6 +10,7 @@ describe('s3StoreOptionsFromEnvironment', () => {
       prefix: 'team/project',
       forcePathStyle: false,
       clientConfig: {},
+      signedRequests: true,
     });
   });
 
@@ -19,11 +20,16 @@ describe('s3StoreOptionsFromEnvironment', () => {
       prefix: 'team/project',
       forcePathStyle: true,
       clientConfig: { region: 'us-east-1' },
+      signedRequests: true,
     });
     expect(s3StoreOptionsFromEnvironment(location, { AWS_ENDPOINT_URL: 'https://acct.r2.cloudflarestorage.com', AWS_REGION: 'auto' })).toMatchObject({
       forcePathStyle: true,
       clientConfig: {},
     });
+  });
+
+  it('sends every request through the SDK with FH_S3_CLIENT=sdk', () => {
+    expect(s3StoreOptionsFromEnvironment(location, { AWS_REGION: 'eu-west-1', FH_S3_CLIENT: 'sdk' }).signedRequests).toBe(false);
   });
 
   it('lets FH_S3_FORCE_PATH_STYLE override the addressing choice', () => {
