@@ -270,9 +270,21 @@ async function openClaudeSession(context: CommandContext, configDir: string, opt
     sessionId = latest.sessionId;
     context.output.note(`fh: using Claude Code session ${displayPath(sessionId)}, the latest of ${displayPath(projectRoot)} (pass --session to choose)`);
   }
-  let session = await claudeStore.readSession(sessionId);
-  if (context.options.project !== undefined) {
-    const projectRoot = await chooseProjectRoot(context, session.projectRoot, sessionId, options.writes ?? options.lock !== false);
+  const writes = options.writes ?? options.lock !== false;
+  let session = await claudeStore.readSession(sessionId, { fallbackProjectRoot: context.projectRoot });
+  if (session.recordedProjectRoot === undefined) {
+    // Nothing says where the session ran: reading is safe anywhere, writing needs the folder named.
+    if (writes && context.options.project === undefined) {
+      throw new UsageError(
+        `Claude Code session ${displayPath(sessionId)} records no working folder (no cwd in its transcript), so fh cannot tell which project to write; nothing was changed. ` +
+          `Pass --project <folder> naming the folder it ran in`,
+      );
+    }
+    if (context.options.project === undefined) {
+      context.output.note(`fh: Claude Code session ${displayPath(sessionId)} records no working folder; reading it against ${displayPath(session.projectRoot)} (pass --project to choose the folder it ran in)`);
+    }
+  } else if (context.options.project !== undefined) {
+    const projectRoot = await chooseProjectRoot(context, session.projectRoot, sessionId, writes);
     if (projectRoot !== session.projectRoot) {
       context.output.warn(`Claude Code session ${displayPath(sessionId)} was recorded for project ${displayPath(session.projectRoot)} and is opened for ${displayPath(projectRoot)}`);
       session = await claudeStore.readSession(sessionId, { projectRoot });

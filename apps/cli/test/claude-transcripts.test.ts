@@ -595,3 +595,54 @@ describe('real records, Claude Code 2.1.84: backups of relative keys are named b
     await expect(stat(join(CWD, 'CLAUDE.md'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
+
+describe('BUILT: a transcript that records no working folder (no cwd on any line)', () => {
+  const SESSION = 'e2e2e2e2-0000-4000-8000-00000000000e';
+  let target: Box;
+  let project: string;
+
+  beforeAll(async () => {
+    target = await box();
+    project = join(await tempFolder('fh-no-cwd-project-'), 'proj');
+    await mkdir(project, { recursive: true });
+    const at = (second: number) => new Date(Date.UTC(2026, 4, 3, 9, 0, second)).toISOString();
+    const notes = join(project, 'notes.txt');
+    const records = [
+      { type: 'file-history-snapshot', messageId: 'u1', isSnapshotUpdate: false, snapshot: { messageId: 'u1', trackedFileBackups: {}, timestamp: at(1) } },
+      { type: 'user', uuid: 'u1', parentUuid: null, sessionId: SESSION, timestamp: at(1), message: { role: 'user', content: 'Write the notes' } },
+      { type: 'file-history-snapshot', messageId: 'u2', isSnapshotUpdate: false, snapshot: { messageId: 'u2', trackedFileBackups: { [notes]: { backupFileName: backupName(notes, 1), version: 1, backupTime: at(5) } }, timestamp: at(5) } },
+      { type: 'user', uuid: 'u2', parentUuid: 'u1', sessionId: SESSION, timestamp: at(5), message: { role: 'user', content: 'Shorten them' } },
+    ];
+    const transcript = join(target.configDir, 'projects', slug(project), `${SESSION}.jsonl`);
+    await mkdir(dirname(transcript), { recursive: true });
+    await writeFile(transcript, records.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    const history = join(target.configDir, 'file-history', SESSION);
+    await mkdir(history, { recursive: true });
+    await writeFile(join(history, backupName(notes, 1)), 'long notes\n');
+    await writeFile(notes, 'short\n');
+  });
+
+  it('list reads it against the current folder and says so; --project reads it quietly', async () => {
+    const here = await target.json<{ checkpoints: Array<Record<string, any>> }>(['--session', SESSION, 'list'], project);
+    expect(here.result.exitCode).toBe(0);
+    expect(here.json.checkpoints.map((checkpoint) => checkpoint.messageId)).toEqual(['u1', 'u2']);
+    expect(here.result.stderr).toBe(`fh: Claude Code session ${SESSION} records no working folder; reading it against ${project} (pass --project to choose the folder it ran in)\n`);
+    const given = await target.json(['--project', project, '--session', SESSION, 'diff', 'u2'], target.home);
+    expect(given.result.exitCode).toBe(0);
+    expect(given.result.stderr).toBe('');
+    expect(given.json.filesChanged).toEqual(['notes.txt']);
+  });
+
+  it('a rewind without --project is refused (exit 2) and writes nothing; with --project it restores the bytes', async () => {
+    const refused = await target.fh(['--session', SESSION, 'rewind', 'u2', '--mode', 'code', '--yes'], project);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toBe(
+      `fh: Claude Code session ${SESSION} records no working folder (no cwd in its transcript), so fh cannot tell which project to write; nothing was changed. Pass --project <folder> naming the folder it ran in\n`,
+    );
+    expect(await readFile(join(project, 'notes.txt'), 'utf8')).toBe('short\n');
+    const rewound = await target.json(['--project', project, '--session', SESSION, 'rewind', 'u2', '--mode', 'code', '--yes'], target.home);
+    expect(rewound.result.exitCode).toBe(0);
+    expect(rewound.json.code).toEqual({ restored: ['notes.txt'], deleted: [], skipped: [], failed: [] });
+    expect(await readFile(join(project, 'notes.txt'), 'utf8')).toBe('long notes\n');
+  });
+});

@@ -95,6 +95,8 @@ export interface ClaudeCodeSession {
   sessionId: string;
   /** The project root the state's tracking paths are relative to. */
   projectRoot: string;
+  /** The working folder the transcript records (its first `cwd`); undefined when it records none. */
+  recordedProjectRoot: string | undefined;
   transcriptPath: string | undefined;
   /** The rebuilt file-history state; entries whose backup is gone carry `error`. */
   state: FileHistoryState;
@@ -119,6 +121,8 @@ export interface ClaudeCodeSession {
 export interface ClaudeCodeReadOptions {
   /** The project folder to rebuild against and rewind into. Default: the session's first `cwd`. */
   projectRoot?: string;
+  /** The project folder when `projectRoot` is not given and the transcript records no `cwd`. */
+  fallbackProjectRoot?: string;
 }
 
 const MAX_SLUG_LENGTH = 200;
@@ -347,7 +351,7 @@ export class ClaudeCodeStore implements BackupStore {
    * branch are left out, so files only it tracked are not tracked). Backups missing from `file-history/{sessionId}/` are marked
    * unavailable (entry `error`), so a rewind reports those files as failed and restores the rest.
    * Throws `NotFoundError` when the session has neither a transcript nor backups, and
-   * `InvalidArgumentError` when no project root is given or recorded.
+   * `InvalidArgumentError` when no project root is given, recorded (a `cwd`) or offered as `fallbackProjectRoot`.
    */
   async readSession(sessionId: string, options: ClaudeCodeReadOptions = {}): Promise<ClaudeCodeSession> {
     const transcriptPath = await this.findTranscript(sessionId);
@@ -357,9 +361,9 @@ export class ClaudeCodeStore implements BackupStore {
     }
     const { records, skipped } = transcriptPath === undefined ? { records: [], skipped: [] } : await new FsSessionLog(this.fs, transcriptPath).read();
     const recordedRoot = records.find((record) => typeof record.cwd === 'string' && record.cwd !== '')?.cwd as string | undefined;
-    const projectRoot = options.projectRoot ?? recordedRoot;
+    const projectRoot = options.projectRoot ?? recordedRoot ?? options.fallbackProjectRoot;
     if (projectRoot === undefined) {
-      throw new InvalidArgumentError(`Claude Code session "${sessionId}" records no working folder; pass projectRoot`);
+      throw new InvalidArgumentError(`Claude Code session "${sessionId}" records no working folder (no cwd in its transcript); nothing was read: give the folder it ran in as projectRoot`);
     }
     const warnings: string[] = [];
     const onWarning = (message: string) => warnings.push(message);
@@ -395,7 +399,7 @@ export class ClaudeCodeStore implements BackupStore {
         unavailable: entries.filter(([, backup]) => backup.error !== undefined).map(([path]) => path).sort(),
       };
     });
-    return { sessionId, projectRoot: resolve(projectRoot), transcriptPath, state, snapshots, records, skipped, warnings, outside };
+    return { sessionId, projectRoot: resolve(projectRoot), recordedProjectRoot: recordedRoot, transcriptPath, state, snapshots, records, skipped, warnings, outside };
   }
 
   /**

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import {
   FileHistory,
+  InvalidArgumentError,
   NotFoundError,
   UnsupportedError,
   copyFileHistoryForResume,
   restoreStateFromLog,
   type FileHistoryBackup,
 } from '@fh/core';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeCodeStore, claudeProjectSlug, defaultClaudeConfigDir } from '../src/index.js';
@@ -151,6 +152,21 @@ describe('ClaudeCodeStore', () => {
     expect(Object.keys(session.state.snapshots[0]?.trackedFileBackups ?? {}).sort()).toEqual(['scripts/run.sh', 'src/app.ts']);
     expect(session.outside.files).toEqual(['/etc/hosts']);
     expect(session.warnings).toEqual([]);
+  });
+
+  it('rebuilds against a fallback folder only when the transcript records no cwd, and says which it used', async () => {
+    const { fixture, store } = await setUp();
+    const elsewhere = join(fixture.projectRoot, '..', 'elsewhere');
+    const recorded = await store.readSession(SESSION, { fallbackProjectRoot: elsewhere });
+    expect([recorded.projectRoot, recorded.recordedProjectRoot]).toEqual([fixture.projectRoot, fixture.projectRoot]);
+    const transcript = join(fixture.configDir, 'projects', 'no-cwd', `${NEW_SESSION}.jsonl`);
+    await mkdir(join(fixture.configDir, 'projects', 'no-cwd'), { recursive: true });
+    await writeFile(transcript, `${JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: NEW_SESSION, message: { role: 'user', content: 'hi' } })}\n`);
+    await expect(store.readSession(NEW_SESSION)).rejects.toThrow(
+      new InvalidArgumentError(`Claude Code session "${NEW_SESSION}" records no working folder (no cwd in its transcript); nothing was read: give the folder it ran in as projectRoot`),
+    );
+    const fallback = await store.readSession(NEW_SESSION, { fallbackProjectRoot: elsewhere });
+    expect([fallback.projectRoot, fallback.recordedProjectRoot]).toEqual([elsewhere, undefined]);
   });
 
   it('reads a session without file history, and refuses an unknown one', async () => {
