@@ -229,6 +229,8 @@ export interface LogTail {
   tail: Uint8Array;
   /** True when `tail` holds the whole log. */
   whole: boolean;
+  /** Optional: the log's size in bytes when it was read (lets a reader pick its next read). */
+  size?: number;
 }
 
 /** Options of {@link BackupStore.sessionLog}. */

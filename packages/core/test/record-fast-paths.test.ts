@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { sortedPaths } from '../src/snapshot/make-snapshot.js';
-import { isCleanKey } from '../src/state/rebuild.js';
-import { BACKUP_FILE_NAME_PATTERN, isBackupFileName, parseRecordTime } from '../src/state/records.js';
+import { parseJsonlLine } from '../src/state/jsonl.js';
+import { isCleanKey, parseLines, rebuildStateFromBytes, type ByteLine } from '../src/state/rebuild.js';
+import { BACKUP_FILE_NAME_PATTERN, fhSessionRecord, isBackupFileName, parseRecordTime } from '../src/state/records.js';
+import { attachSnapshotRecord, fullSnapshotRecord } from '../src/state/snapshot-records.js';
 import { random } from './random.js';
 
 function pick(next: () => number, alphabet: string, length: number): string {
@@ -37,6 +39,69 @@ describe("a rebuild's character-by-character checks", () => {
       texts.push(next() < 0.8 && Number.isFinite(time.getTime()) ? time.toJSON() : pick(next, '0123456789-T:.Z', 24));
     }
     for (const text of texts) expect({ text, time: parseRecordTime(text) }).toEqual({ text, time: Date.parse(text) });
+  });
+});
+
+describe('parseLines (lines parsed in batches)', () => {
+  const kinds = [
+    () => JSON.stringify({ type: 'user', text: 'a "quoted" line \\ with ü' }),
+    () => JSON.stringify({ type: 'fh-snapshot', entries: { 'a.txt': { backupFileName: null } } }),
+    () => 'not json',
+    () => '{"type":"user","x":[1',
+    () => '{"type":"user","x":[{"a":1}',
+    () => '{"type":"a"},{"type":"b"}',
+    () => '{"type":"a"}}',
+    () => '   ',
+    () => '[1,2]',
+    () => '"text"',
+    () => '{"no":"type"}',
+    () => `${JSON.stringify({ type: 'user' })}\r`,
+    () => `{"type":"user","pad":"${'y'.repeat(150_000)}"}`,
+    () => '{"type":"user","text":"cut',
+  ];
+  it('gives what parseJsonlLine gives for each line, in order, on 300 random logs of good, corrupt, torn and long lines (as bytes and as text)', () => {
+    const next = random(5);
+    for (let trial = 0; trial < 300; trial += 1) {
+      const texts = Array.from({ length: Math.floor(next() * 12) }, () => (kinds[Math.floor(next() * kinds.length)] as () => string)());
+      const terminated = texts.map((_, index) => index < texts.length - 1 || next() < 0.7);
+      const bytes = Buffer.from(texts.map((text) => `${text}\n`).join(''), 'utf8');
+      const byteLines: ByteLine[] = [];
+      let start = 0;
+      texts.forEach((text, index) => {
+        const end = start + Buffer.byteLength(text);
+        byteLines.push({ line: index + 1, bytes, start, end, terminated: terminated[index] as boolean });
+        start = end + 1;
+      });
+      const expected = texts.map((text, index) => ({ line: index + 1, parsed: parseJsonlLine(text, terminated[index]) }));
+      for (const lines of [byteLines, texts.map((text, index) => ({ text, terminated: terminated[index] as boolean, line: index + 1 }))]) {
+        const got: unknown[] = [];
+        parseLines(lines, (parsed, line) => got.push({ line: line.line, parsed }));
+        expect({ trial, got }).toEqual({ trial, got: expected });
+      }
+    }
+  });
+});
+
+describe("a rebuild's shared times", () => {
+  it('gives entries backed up at the same time one Date, of that time, and entries at other times their own', async () => {
+    const time = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
+    const entry = (hex: string, ms: number, by?: number) => ({ backupFileName: `${hex.padStart(16, '0')}@v1`, version: 1, backupTime: time(ms), size: 1, mode: 0o644, ...(by === undefined ? {} : { changedBy: [{ by: 'main' as const, at: time(by) }] }) });
+    const text = [
+      fhSessionRecord({ sessionId: 's', projectRoot: '/p', createdAt: time(0) }),
+      fullSnapshotRecord({ messageId: 'u1', timestamp: time(0), trackedFileBackups: { 'a.txt': entry('a', 5, 1), 'b.txt': entry('b', 5, 1) } }, 1),
+      attachSnapshotRecord('u1', 1, { 'c.txt': entry('c', 5, 2), 'd.txt': entry('d', 7) }),
+    ]
+      .map((record) => `${JSON.stringify(record)}\n`)
+      .join('');
+    const { state } = await rebuildStateFromBytes(Buffer.from(text), { projectRoot: '/p' });
+    const backups = state.snapshots[0]?.trackedFileBackups ?? {};
+    const [a, b, c, d] = ['a.txt', 'b.txt', 'c.txt', 'd.txt'].map((path) => backups[path]);
+    expect([a, b, c, d].map((backup) => backup?.backupTime.toISOString())).toEqual([time(5), time(5), time(5), time(7)].map((date) => date.toISOString()));
+    expect(a?.backupTime).toBe(b?.backupTime);
+    expect(a?.backupTime).toBe(c?.backupTime);
+    expect(d?.backupTime).not.toBe(a?.backupTime);
+    expect(a?.changedBy?.[0]?.at).toBe(b?.changedBy?.[0]?.at);
+    expect(c?.changedBy?.[0]?.at.toISOString()).toBe(time(2).toISOString());
   });
 });
 

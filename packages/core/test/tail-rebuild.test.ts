@@ -23,7 +23,7 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const backup = (hash: string, version: number): FileHistoryBackup => ({ backupFileName: `${hash.padStart(16, '0')}@v${version}`, version, backupTime: at(version), size: 3, mode: 0o644 });
 
 /** A log over JSONL text with `readStream` and `readTail` (as `FsSessionLog` reads a file), counting the tail bytes read. */
-function textLog(text: string): SessionLog & { tailBytesRead: number; readWhole: boolean; streamed: number } {
+function textLog(text: string, withSize = false): SessionLog & { tailBytesRead: number; readWhole: boolean; streamed: number; tailReads: number } {
   const bytes = Buffer.from(text, 'utf8');
   const log = {
     tailBytesRead: 0,
@@ -36,12 +36,15 @@ function textLog(text: string): SessionLog & { tailBytesRead: number; readWhole:
       log.streamed += 1;
       yield bytes;
     },
+    tailReads: 0,
     readTail: async (headBytes: number, tailBytes: number) => {
+      log.tailReads += 1;
+      const size = withSize ? { size: bytes.length } : {};
       log.readWhole = bytes.length <= headBytes + tailBytes;
-      if (log.readWhole) return { head: [], tail: bytes, whole: true };
+      if (log.readWhole) return { head: [], tail: bytes, whole: true, ...size };
       log.tailBytesRead += tailBytes;
       const head = bytes.subarray(0, headBytes);
-      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail: bytes.subarray(bytes.length - tailBytes), whole: false };
+      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail: bytes.subarray(bytes.length - tailBytes), whole: false, ...size };
     },
   };
   return log;
@@ -98,7 +101,7 @@ describe('rebuildFromTail', () => {
       if (next() < 0.2) text += '{"type":"fh-snapshot","version":2,"kind":"diff"';
       const options = { projectRoot: ROOT, maxSnapshots, headBytes: 300, tailBytesSteps: [500, 2000, 8000] };
       const warnings: string[] = [];
-      const log = textLog(text);
+      const log = textLog(text, next() < 0.5);
       const tail = await rebuildFromTail(log, { ...options, onWarning: (message) => warnings.push(message) });
       const whole = await rebuildStateFromLog(textLog(text), options);
       if (tail === undefined) continue;
@@ -127,6 +130,23 @@ describe('rebuildFromTail', () => {
     expect(tail?.state.snapshots.map((snapshot) => snapshot.messageId)).toEqual(Array.from({ length: 10 }, (_, index) => `u${391 + index}`));
     expect(tail?.state.snapshotSequence).toBe(400);
     expect(tail?.diffBase).toBe(400);
+  });
+
+  it("reads a log whose end holds no snapshot record (one turn's attachments) whole in its second read, when the log gives its size", async () => {
+    const lines = [JSON.stringify(fhSessionRecord({ sessionId: 's', projectRoot: ROOT, createdAt: T0 })), JSON.stringify(fullSnapshotRecord({ messageId: 'u1', timestamp: at(1), trackedFileBackups: {} }, 1))];
+    for (let batch = 0; batch < 200; batch += 1) {
+      const entries = Object.fromEntries(Array.from({ length: 5 }, (_, index) => [`f${batch}-${index}.txt`, backup((batch * 5 + index).toString(16), 1)]));
+      lines.push(JSON.stringify(attachSnapshotRecord('u1', 1, entries)));
+    }
+    const text = `${lines.join('\n')}\n`;
+    const options = { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [4000, 16000, 64000, 256000] };
+    const sized = textLog(text, true);
+    const tail = await rebuildFromTail(sized, options);
+    expect({ reads: sized.tailReads, whole: sized.readWhole }).toEqual({ reads: 2, whole: true });
+    const unsized = textLog(text);
+    expect(view((await rebuildFromTail(unsized, options))?.state as FileHistoryState)).toEqual(view((tail as { state: FileHistoryState }).state));
+    expect(unsized.tailReads).toBe(4);
+    expect(Object.keys(tail?.state.snapshots[0]?.trackedFileBackups ?? {})).toHaveLength(1000);
   });
 
   it('reports a torn last line (an append cut by a crash) once, without its number, and rebuilds what the whole log gives', async () => {

@@ -230,13 +230,13 @@ export class FsSessionLog implements SessionLog {
    */
   async readTail(headBytes: number, tailBytes: number): Promise<LogTail> {
     const handle = await this.openForRead();
-    if (handle === undefined) return { head: [], tail: new Uint8Array(0), whole: true };
+    if (handle === undefined) return { head: [], tail: new Uint8Array(0), whole: true, size: 0 };
     try {
       const { size } = await handle.stat();
-      if (size <= headBytes + tailBytes) return { head: [], tail: await readRange(handle, 0, size), whole: true };
+      if (size <= headBytes + tailBytes) return { head: [], tail: await readRange(handle, 0, size), whole: true, size };
       const head = await readRange(handle, 0, headBytes);
       const tail = await readRange(handle, size - tailBytes, tailBytes);
-      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail, whole: false };
+      return { head: parseJsonl(head.subarray(0, head.lastIndexOf(0x0a) + 1).toString('utf8')).records, tail, whole: false, size };
     } catch (error) {
       throw translateFsError(error, `read session log "${this.path}"`);
     } finally {

@@ -143,15 +143,15 @@ describe('FsSessionLog', () => {
   it('readTail returns the whole lines of the first bytes and the raw last bytes, or every byte when they cover the file', async () => {
     const root = join(await temporaryFolder(), 'store');
     const log = new FsBackupStore({ root }).sessionLog('s1');
-    expect(await log.readTail?.(100, 100)).toEqual({ head: [], tail: new Uint8Array(0), whole: true });
+    expect(await log.readTail?.(100, 100)).toEqual({ head: [], tail: new Uint8Array(0), whole: true, size: 0 });
     const records = Array.from({ length: 10 }, (_, index) => ({ type: 'r', index, pad: 'x'.repeat(20) }));
     await log.append(records);
     const text = records.map((record) => `${JSON.stringify(record)}\n`).join('');
     const line = `${JSON.stringify(records[0])}\n`.length;
     const whole = await log.readTail?.(5 * line, 5 * line);
-    expect({ ...whole, tail: Buffer.from(whole?.tail ?? []).toString('utf8') }).toEqual({ head: [], tail: text, whole: true });
+    expect({ ...whole, tail: Buffer.from(whole?.tail ?? []).toString('utf8') }).toEqual({ head: [], tail: text, whole: true, size: text.length });
     const ends = await log.readTail?.(2 * line + 5, 3 * line + 5);
-    expect({ ...ends, tail: Buffer.from(ends?.tail ?? []).toString('utf8') }).toEqual({ head: records.slice(0, 2), tail: text.slice(-(3 * line + 5)), whole: false });
+    expect({ ...ends, tail: Buffer.from(ends?.tail ?? []).toString('utf8') }).toEqual({ head: records.slice(0, 2), tail: text.slice(-(3 * line + 5)), whole: false, size: text.length });
   });
 
   it('opens a long session from the end of its log: the state equals the whole-log rebuild, and a corrupt line before the records it needs is not read', async () => {

@@ -22,6 +22,7 @@ import {
   parseBackupEntry,
   parseFhSessionRecord,
   parseFileHistoryRecord,
+  RecordTimes,
   type BackupParseCache,
   type FhSessionRecord,
   type RecordWarningHandler,
@@ -152,6 +153,8 @@ export class StateRebuilder {
   private readonly warn: RecordWarningHandler;
   private readonly trackingKeys = new Map<string, { key: string } | { reason: string }>();
   private readonly cache: BackupParseCache = new Map();
+  /** Dates of the times read, one per distinct time (entries taken over share them). */
+  private readonly times = new RecordTimes();
   private readonly nodes: Node[] = [];
   private readonly latestIndex = new Map<string, number>();
   private readonly keys = new Set<string>();
@@ -298,7 +301,7 @@ export class StateRebuilder {
       return;
     }
     const context = `file-history-delta for ${snapshotMessageId}`;
-    const backup = (owned ? adoptBackupEntry(record.backup) : undefined) ?? parseBackupEntry(record.backup, context, trackingPath, this.warn);
+    const backup = (owned ? adoptBackupEntry(record.backup, this.times) : undefined) ?? parseBackupEntry(record.backup, context, trackingPath, this.warn);
     const key = this.migrate(trackingPath, context);
     if (key === undefined) return;
     this.keys.add(key);
@@ -306,7 +309,7 @@ export class StateRebuilder {
   }
 
   private pushCompact(record: unknown, owned: boolean): void {
-    const parsed = parseFhSnapshotRecord(record, this.warn, undefined, owned);
+    const parsed = parseFhSnapshotRecord(record, this.warn, undefined, owned, this.times);
     if (parsed === undefined) return;
     const label = `fh-snapshot ${parsed.messageId}`;
     const entries = this.rekeyed(parsed.entries, label);
@@ -544,8 +547,97 @@ export function* byteLines(bytes: Buffer): Generator<ByteLine> {
   if (start < bytes.length && bytes.toString('utf8', start).trim() !== '') yield { line: line + 1, bytes, start, end: bytes.length, terminated: false };
 }
 
+/** A line of text held for a rebuild's second pass (from a stream, see `readLogLines`). */
+interface TextLine {
+  text: string;
+  terminated: boolean;
+  line: number;
+}
+
+/**
+ * Bytes of lines parsed by one `JSON.parse` call in {@link parseLines}. V8 allocates what one
+ * parse of a long text (100 KiB and more) makes straight in the old generation, so the entries a
+ * rebuild keeps are not copied by every young-generation collection on the way, as they are when
+ * each line of a few KiB is parsed on its own.
+ */
+export const LINE_BATCH_BYTES = 256 * 1024;
+
+/**
+ * Parse `lines` in order, as `parseJsonlLine` parses each (same records, same reasons), handing
+ * each result to `each` with its line. Consecutive terminated lines are parsed together, as the
+ * elements of one JSON array (`[line\n,line\n]`: a raw newline cannot be inside a JSON string, so
+ * a well-formed line is exactly one element, and a torn or cut line leaves its record's object
+ * open, which no later well-formed line closes, so the batch does not parse); a batch that does
+ * not parse, or gives another count of elements than lines, is parsed again line by line. The one
+ * difference from parsing each line alone: corrupt lines made to complement each other (one left
+ * open inside a list, a later one closing it, and another holding two records) can be read as
+ * records; they are then checked like any record, as the same records written whole would be.
+ */
+export function parseLines(lines: readonly (ByteLine | TextLine)[], each: (parsed: { record: LogRecord } | { reason: string } | undefined, line: ByteLine | TextLine) => void): void {
+  let start = 0;
+  while (start < lines.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < lines.length && bytes < LINE_BATCH_BYTES) {
+      const line = lines[end] as ByteLine | TextLine;
+      if (!line.terminated) break;
+      bytes += 'bytes' in line ? line.end - line.start : line.text.length;
+      end += 1;
+    }
+    if (end - start >= 2) {
+      const batch = lines.slice(start, end);
+      const records = parseBatch(batch);
+      if (records !== undefined) {
+        batch.forEach((line, index) => each(isRecordValue(records[index]) ? { record: records[index] as LogRecord } : { reason: 'not an object with a type' }, line));
+        start = end;
+        continue;
+      }
+    }
+    const last = Math.max(end, start + 1);
+    for (let index = start; index < last; index += 1) {
+      const line = lines[index] as ByteLine | TextLine;
+      each(parseJsonlLine('bytes' in line ? lineText(line) : line.text, line.terminated), line);
+    }
+    start = last;
+  }
+}
+
+/** The values of `lines` parsed as one JSON array, or undefined when that fails or miscounts. */
+function parseBatch(lines: readonly (ByteLine | TextLine)[]): unknown[] | undefined {
+  let text: string;
+  if (lines.every((line) => 'bytes' in line)) {
+    const byteLines = lines as readonly ByteLine[];
+    let length = 1;
+    for (const line of byteLines) length += line.end - line.start + 2;
+    const joined = Buffer.allocUnsafe(length);
+    joined[0] = 0x5b;
+    let at = 1;
+    for (const line of byteLines) {
+      at += line.bytes.copy(joined, at, line.start, line.end);
+      joined[at] = 0x0a;
+      joined[at + 1] = 0x2c;
+      at += 2;
+    }
+    joined[length - 1] = 0x5d;
+    text = joined.toString('utf8');
+  } else {
+    text = `[${lines.map((line) => ('bytes' in line ? lineText(line) : line.text)).join('\n,')}\n]`;
+  }
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(values) && values.length === lines.length ? values : undefined;
+}
+
+function isRecordValue(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string';
+}
+
 /** One record (or raw line) held for the second pass of {@link rebuildStateFromLog}. */
-type Held = { text: string; terminated: boolean; line: number } | { record: LogRecord } | ByteLine;
+type Held = TextLine | { record: LogRecord } | ByteLine;
 
 /** A line a rebuild reads: from a stream (`readLogLines`) or from bytes held whole. */
 type SourceLine = LogLine | ByteLine;
@@ -713,17 +805,23 @@ async function replayLog(lines: () => AsyncIterable<SourceLine> | Iterable<Sourc
     { nodes: first.startNode, snapshotRecords: first.snapshotRecordsBefore, messageIds: new Set(nodeMessageIds.slice(0, first.startNode)), lastSequence: first.lastSequenceBefore },
   );
   for (const session of sessions) rebuilder.push(session);
+  const pushLine = (parsed: { record: LogRecord } | { reason: string } | undefined, line: ByteLine | TextLine) => {
+    if (parsed === undefined) return;
+    if ('reason' in parsed) skip(line.line, parsed.reason);
+    else rebuilder.push(parsed.record, true);
+  };
   for (const segment of segments) {
+    let lines: (ByteLine | TextLine)[] = [];
     for (const held of segment.held) {
-      if ('record' in held) {
-        rebuilder.push(held.record);
+      if (!('record' in held)) {
+        lines.push(held);
         continue;
       }
-      const parsed = parseJsonlLine('bytes' in held ? lineText(held) : held.text, held.terminated);
-      if (parsed === undefined) continue;
-      if ('reason' in parsed) skip(held.line, parsed.reason);
-      else rebuilder.push(parsed.record, true);
+      parseLines(lines, pushLine);
+      lines = [];
+      rebuilder.push(held.record);
     }
+    parseLines(lines, pushLine);
   }
   const finished = rebuilder.finish();
   return { ...finished, sessions: rebuilder.sessions, hasRecords, skippedLines, dropped };

@@ -83,9 +83,22 @@ export function attachmentRecords(snapshot: FileHistorySnapshot, attachedPaths: 
  */
 export const BACKUP_FILE_NAME_PATTERN = /^[0-9a-f]{16}@v[0-9]{1,15}$/;
 
-/** True when `name` is a backup name fh accepts from a record ({@link BACKUP_FILE_NAME_PATTERN}). */
+/**
+ * True when `name` is a backup name fh accepts from a record ({@link BACKUP_FILE_NAME_PATTERN}),
+ * checked character by character (a rebuild checks every entry's name).
+ */
 export function isBackupFileName(name: string): boolean {
-  return BACKUP_FILE_NAME_PATTERN.test(name);
+  const length = name.length;
+  if (length < 19 || length > 33 || name.charCodeAt(16) !== 64 || name.charCodeAt(17) !== 118) return false;
+  for (let index = 0; index < 16; index += 1) {
+    const code = name.charCodeAt(index);
+    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return false;
+  }
+  for (let index = 18; index < length; index += 1) {
+    const code = name.charCodeAt(index);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
 
 /** The two-digit number at `at` in `text`, or -1. */
@@ -123,6 +136,27 @@ export function parseRecordTime(text: string): number {
     }
   }
   return Date.parse(text);
+}
+
+/**
+ * The Dates of the times one rebuild reads, one object per distinct ISO string: entries backed up
+ * together share their times (a batch of `trackEdit`s, each `changedBy[].at`), so a rebuild of
+ * many entries makes a Date per distinct time instead of two per entry. Entries never change
+ * their Dates (fh replaces an entry, never mutates it), so sharing one is safe.
+ */
+export class RecordTimes {
+  private readonly dates = new Map<string, Date | null>();
+
+  /** The Date of `text` (as {@link parseRecordTime} reads it), or undefined when it is not one. */
+  date(text: string): Date | undefined {
+    let date = this.dates.get(text);
+    if (date === undefined) {
+      const time = parseRecordTime(text);
+      date = Number.isNaN(time) ? null : new Date(time);
+      this.dates.set(text, date);
+    }
+    return date ?? undefined;
+  }
 }
 
 /** Receives one human-readable warning about a record that was skipped or repaired. */
@@ -165,16 +199,17 @@ export function parseBackupEntry(value: unknown, label: string, path: string, wa
  * become Dates in the object itself, and the object is the entry: no copy, so a rebuild of a
  * snapshot of many files costs little more than `JSON.parse` of it. Undefined (and the object left
  * as it was) for anything else, which the caller then parses with {@link parseBackupEntry}.
+ * `times`: the rebuild's shared Dates (see {@link RecordTimes}); without it each time is a new Date.
  */
-export function adoptBackupEntry(value: unknown): FileHistoryBackup | undefined {
+export function adoptBackupEntry(value: unknown, times?: RecordTimes): FileHistoryBackup | undefined {
   if (!isObject(value)) return undefined;
   const name = value.backupFileName;
   if (name !== null && (typeof name !== 'string' || !isBackupFileName(name))) return undefined;
   const version = value.version;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) return undefined;
   if (typeof value.backupTime !== 'string') return undefined;
-  const time = parseRecordTime(value.backupTime);
-  if (Number.isNaN(time)) return undefined;
+  const backupTime = timeOf(value.backupTime, times);
+  if (backupTime === undefined) return undefined;
   let fields = 3;
   const { size, mode, sha256, error, changedBy } = value;
   if (size !== undefined) {
@@ -193,23 +228,33 @@ export function adoptBackupEntry(value: unknown): FileHistoryBackup | undefined 
     if (typeof error !== 'string') return undefined;
     fields += 1;
   }
-  let times: number[] | undefined;
+  let changedAt: Date[] | undefined;
   if (changedBy !== undefined) {
     if (!Array.isArray(changedBy) || changedBy.length === 0) return undefined;
-    times = [];
+    changedAt = [];
     for (const item of changedBy as unknown[]) {
-      const at = adoptableAttributionTime(item);
+      const at = adoptableAttributionTime(item, times);
       if (at === undefined) return undefined;
-      times.push(at);
+      changedAt.push(at);
     }
     fields += 1;
   }
   let count = 0;
   for (const key in value) if (Object.hasOwn(value, key)) count += 1;
   if (count !== fields) return undefined;
-  value.backupTime = new Date(time);
-  if (times !== undefined) (changedBy as Array<Record<string, unknown>>).forEach((item, index) => (item.at = new Date(times[index] as number)));
+  value.backupTime = backupTime;
+  if (changedAt !== undefined) {
+    const dates = changedAt;
+    (changedBy as Array<Record<string, unknown>>).forEach((item, index) => (item.at = dates[index]));
+  }
   return value as unknown as FileHistoryBackup;
+}
+
+/** The Date of an ISO `text`: shared through `times` when given, else a new one; undefined when not a date. */
+function timeOf(text: string, times: RecordTimes | undefined): Date | undefined {
+  if (times !== undefined) return times.date(text);
+  const time = parseRecordTime(text);
+  return Number.isNaN(time) ? undefined : new Date(time);
 }
 
 /** 64 lower-case hex digits (what `/^[0-9a-f]{64}$/` accepts), checked without a regular expression. */
@@ -223,7 +268,7 @@ function isSha256Hex(text: string): boolean {
 }
 
 /** The time of a `changedBy` item fh wrote (`{by:'main',at}` or `{by:'subagent',agentId,agentType?,at}`), or undefined. */
-function adoptableAttributionTime(item: unknown): number | undefined {
+function adoptableAttributionTime(item: unknown, times: RecordTimes | undefined): Date | undefined {
   if (!isObject(item) || typeof item.at !== 'string') return undefined;
   let fields = 2;
   if (item.by === 'subagent') {
@@ -239,8 +284,7 @@ function adoptableAttributionTime(item: unknown): number | undefined {
   let count = 0;
   for (const key in item) if (Object.hasOwn(item, key)) count += 1;
   if (count !== fields) return undefined;
-  const time = parseRecordTime(item.at);
-  return Number.isNaN(time) ? undefined : time;
+  return timeOf(item.at, times);
 }
 
 /**

@@ -15,7 +15,7 @@
  */
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
-import { adoptBackupEntry, isBackupFileName, parseBackupEntry, parseRecordTime, type BackupParseCache, type RecordWarningHandler } from './records.js';
+import { adoptBackupEntry, isBackupFileName, parseBackupEntry, parseRecordTime, type BackupParseCache, type RecordTimes, type RecordWarningHandler } from './records.js';
 
 /** Record type of fh's compact snapshot records. */
 export const FH_SNAPSHOT_RECORD_TYPE = 'fh-snapshot';
@@ -156,8 +156,9 @@ export function attachSnapshotRecord(messageId: string, sequence: number, entrie
  * `removed` paths and `pending` names are dropped with a warning. Never throws. `owned`: the
  * record was parsed for this call alone (from a log line), so well-formed entries are taken over
  * in place (`adoptBackupEntry`) instead of copied; the record must not be used afterwards.
+ * `times`: shared Dates for the entries taken over (see `RecordTimes`).
  */
-export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandler = () => {}, cache?: BackupParseCache, owned = false): FhSnapshotRecord | undefined {
+export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandler = () => {}, cache?: BackupParseCache, owned = false, times?: RecordTimes): FhSnapshotRecord | undefined {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const value = record as Record<string, unknown>;
   if (value.type !== FH_SNAPSHOT_RECORD_TYPE) return undefined;
@@ -190,7 +191,7 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
     }
     const raw = (rawEntries as Record<string, unknown>)[path];
     // An owned entry taken over in place is already where it belongs.
-    if (owned && adoptBackupEntry(raw) !== undefined) continue;
+    if (owned && adoptBackupEntry(raw, times) !== undefined) continue;
     entries[path] = parseBackupEntry(raw, label, path, warn, cache);
   }
   const removed: string[] = [];

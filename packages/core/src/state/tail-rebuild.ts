@@ -24,7 +24,7 @@ import type { LogRecord, SessionLog } from '../store.js';
 import { MAX_SNAPSHOTS } from '../types.js';
 import { parseJsonlLine } from './jsonl.js';
 import { LOG_HEAD_BYTES } from './log-ends.js';
-import { byteLines, isDeltaByteLine, lineText, rebuildStateFromBytes, sniffByteLine, StateRebuilder, type ByteLine, type RebuildOptions, type RebuildResult } from './rebuild.js';
+import { byteLines, isDeltaByteLine, lineText, parseLines, rebuildStateFromBytes, sniffByteLine, StateRebuilder, type ByteLine, type RebuildOptions, type RebuildResult } from './rebuild.js';
 import { FH_SESSION_RECORD_TYPE } from './records.js';
 import { FH_SNAPSHOT_RECORD_TYPE } from './snapshot-records.js';
 
@@ -56,16 +56,25 @@ export async function rebuildFromTail(log: SessionLog, options: TailRebuildOptio
   if (log.readTail === undefined) return undefined;
   const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
   const steps = options.tailBytesSteps ?? TAIL_REBUILD_BYTES_STEPS;
-  for (const tailBytes of steps) {
-    if (tailBytes > TAIL_REBUILD_MAX_BYTES) break;
-    const ends = await log.readTail(options.headBytes ?? LOG_HEAD_BYTES, tailBytes);
+  const headBytes = options.headBytes ?? LOG_HEAD_BYTES;
+  for (let step = 0, tailBytes = steps[0]; tailBytes !== undefined && tailBytes <= TAIL_REBUILD_MAX_BYTES; step += 1, tailBytes = steps[step]) {
+    const ends = await log.readTail(headBytes, tailBytes);
     const bytes = Buffer.from(ends.tail.buffer, ends.tail.byteOffset, ends.tail.byteLength);
     // A log read whole is rebuilt whole from the bytes read (every line reported, with its number).
     if (ends.whole) return rebuildStateFromBytes(bytes, options);
     const lines = splitTail(bytes);
-    const start = startLine(lines, maxSnapshots);
+    const { start, snapshots } = startLine(lines, maxSnapshots);
     if (start === 'unsupported') return undefined;
-    if (start === undefined) continue;
+    if (start === undefined) {
+      // A tail that held no snapshot record at all (one turn's attachments) says nothing of how far back
+      // the start is: when the log's size is known and one read can cover it, read it whole next
+      // instead of every size between.
+      if (snapshots === 0 && ends.size !== undefined && ends.size <= TAIL_REBUILD_MAX_BYTES) {
+        const whole = await log.readTail(headBytes, ends.size);
+        if (whole.whole) return rebuildStateFromBytes(Buffer.from(whole.tail.buffer, whole.tail.byteOffset, whole.tail.byteLength), options);
+      }
+      continue;
+    }
     const sessions = ends.head.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
     if (sessions.length === 0) return undefined;
     return replayFrom(lines, start, sessions, options, maxSnapshots);
@@ -93,17 +102,20 @@ function mayMatter(text: string): boolean {
  * just before it), judged from line heads; undefined when the tail holds none; `'unsupported'`
  * when a line from the first full record on is one this reader leaves to the whole-log rebuild
  * (a Claude Code `file-history-snapshot` record, an `fh-snapshot` record not in fh's written form).
+ * `snapshots`: the `fh-snapshot` full and diff lines the tail holds.
  */
-function startLine(lines: readonly ByteLine[], maxSnapshots: number): number | undefined | 'unsupported' {
+function startLine(lines: readonly ByteLine[], maxSnapshots: number): { start: number | undefined | 'unsupported'; snapshots: number } {
   const fulls: number[] = [];
   /** nodesAt[i]: snapshots added by the lines before full record i (from the first full on). */
   const nodesAt: number[] = [];
   let nodes = 0;
+  let snapshots = 0;
   let lastSequence: number | undefined;
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index] as ByteLine;
     const head = sniffByteLine(line);
     if (head !== undefined) {
+      if (head.kind !== 'attach') snapshots += 1;
       if (head.kind === 'full') {
         fulls.push(index);
         nodesAt.push(nodes);
@@ -121,12 +133,12 @@ function startLine(lines: readonly ByteLine[], maxSnapshots: number): number | u
     const parsed = parseJsonlLine(text, line.terminated);
     if (parsed === undefined || 'reason' in parsed) continue;
     const type = parsed.record.type;
-    if (type === 'file-history-snapshot' || type === FH_SNAPSHOT_RECORD_TYPE) return 'unsupported';
+    if (type === 'file-history-snapshot' || type === FH_SNAPSHOT_RECORD_TYPE) return { start: 'unsupported', snapshots };
   }
   for (let at = fulls.length - 1; at >= 0; at -= 1) {
-    if (nodes - (nodesAt[at] as number) >= maxSnapshots) return fulls[at];
+    if (nodes - (nodesAt[at] as number) >= maxSnapshots) return { start: fulls[at], snapshots };
   }
-  return undefined;
+  return { start: undefined, snapshots };
 }
 
 /** Replay the head's `fh-session` records and the lines from `start` on. */
@@ -134,17 +146,15 @@ function replayFrom(lines: readonly ByteLine[], start: number, sessions: readonl
   const skippedLines = new Map<string, { count: number; firstLine: number }>();
   const rebuilder = new StateRebuilder({ ...options, maxSnapshots });
   for (const session of sessions) rebuilder.push(session);
-  for (let index = start; index < lines.length; index += 1) {
-    const line = lines[index] as ByteLine;
-    const parsed = parseJsonlLine(lineText(line), line.terminated);
-    if (parsed === undefined) continue;
+  parseLines(lines.slice(start), (parsed) => {
+    if (parsed === undefined) return;
     if ('reason' in parsed) {
       const seen = skippedLines.get(parsed.reason);
       if (seen === undefined) skippedLines.set(parsed.reason, { count: 1, firstLine: 0 });
       else seen.count += 1;
-      continue;
+      return;
     }
     rebuilder.push(parsed.record, true);
-  }
+  });
   return { ...rebuilder.finish(), sessions: rebuilder.sessions, hasRecords: true, skippedLines };
 }
