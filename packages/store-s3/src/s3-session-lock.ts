@@ -49,8 +49,11 @@ export class S3SessionLocks {
   /**
    * Take the session's lock. Throws `LockedError` naming the session, the holder's host and pid,
    * and when its lease ends, if another unexpired lease exists; `UnavailableError` and
-   * `PermissionError` when S3 fails. `beforeRelease` runs at `release`, while the lease is still
-   * this holder's (not when a renewal found it taken over).
+   * `PermissionError` when S3 fails. `beforeRelease` runs at `release` when the lease is still
+   * this holder's (not when a renewal found it taken over), sent at the same time as the lease's
+   * removal: it must only do work that is safe once another holder may have the lease (the log's
+   * compaction is: it writes a run of objects that never change, and removes only objects a run
+   * already holds). It must not reject.
    */
   async lock(sessionId: string, beforeRelease?: () => Promise<void>): Promise<SessionLock> {
     const key = this.context.layout.lockKey(sessionId);
@@ -106,22 +109,25 @@ export class S3SessionLocks {
       release: async () => {
         if (released) return;
         released = true;
-        // Still the holder (no renewal was refused): the last work under the lease.
-        if (etag !== undefined && beforeRelease !== undefined) await beforeRelease();
         clearInterval(timer);
         await renewing;
         holders.delete(lease.holder);
         if (etag === undefined) return;
-        await this.context.limit(async () => {
+        const held = etag;
+        // Still the holder (no renewal was refused): the holder's last work, sent beside the
+        // lease's removal (one round trip for both; see `beforeRelease` on `lock`).
+        const last = beforeRelease === undefined ? Promise.resolve() : beforeRelease();
+        const removed = this.context.limit(async () => {
           try {
             const { client, s3 } = await this.context.sdk();
-            await client.send(new s3.DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: etag }));
+            await client.send(new s3.DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: held }));
           } catch (error) {
             if (isPreconditionFailed(error) || isNotFound(error)) return;
             const translated = await this.context.translate(error, `release session lock ${this.context.describe(key)}`);
             if (!FhError.hasCode(translated, 'FH_UNAVAILABLE')) throw translated;
           }
         });
+        await Promise.all([last, removed]);
       },
     };
   }

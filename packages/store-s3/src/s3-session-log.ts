@@ -267,10 +267,12 @@ export class S3SessionLog implements SessionLog {
   /**
    * Compact the appends after the newest run (see "Compaction" on the class): first remove what
    * the previous compaction superseded, then write the new run. Only for the lease holder, as it
-   * releases the lease (`S3BackupStore.lockSession`); works from this store's view of the log (its
-   * last listing and its own appends since), so it sends no list request, and nothing at all
-   * when fewer than {@link COMPACT_AFTER_APPENDS} appends wait. Throws the store's errors; a
-   * failure at any point leaves a log that reads the same.
+   * releases the lease (`S3BackupStore.lockSession`, sent beside the lease's removal); works from
+   * this store's view of the log (its last listing and its own appends since, all durable), so
+   * it sends no list request, and nothing at all when fewer than {@link COMPACT_AFTER_APPENDS}
+   * appends wait; the removal and the new run go out at once (the run holds none of the removed
+   * objects' appends that no other run holds). Throws the store's errors; a failure at any point
+   * leaves a log that reads the same.
    */
   async compact(): Promise<void> {
     await this.cursor.queue;
@@ -283,11 +285,26 @@ export class S3SessionLog implements SessionLog {
     while (start > 1 && isAppend(objects[start - 1] as LogObject) && (start === objects.length || (objects[start - 1] as LogObject).last + 1 === (objects[start] as LogObject).first)) start -= 1;
     const waiting = objects.length - start;
     if (waiting < COMPACT_AFTER_APPENDS && view.superseded.length === 0) return;
-    if (view.superseded.length > 0) {
-      await this.deleteKeys(view.superseded);
-      view.superseded = [];
+    // The removal of what the previous compaction superseded goes out beside the new run.
+    const superseded = view.superseded;
+    view.superseded = [];
+    const removed = superseded.length === 0 ? Promise.resolve() : this.deleteKeys(superseded);
+    if (waiting < COMPACT_AFTER_APPENDS) {
+      await removed;
+      return;
     }
-    if (waiting < COMPACT_AFTER_APPENDS) return;
+    const written = this.writeRun(objects, start);
+    const [removal, run] = await Promise.allSettled([removed, written]);
+    if (removal.status === 'rejected') {
+      view.superseded.push(...superseded);
+      throw removal.reason;
+    }
+    if (run.status === 'rejected') throw run.reason;
+  }
+
+  /** Write the run of `objects` from `start` on (merged with the run before them when small enough) and take it into the view. */
+  private async writeRun(objects: LogObject[], start: number): Promise<void> {
+    const view = this.cursor.view as LogView;
     const before = objects[start - 1];
     const run = objects.slice(start);
     const runBytes = run.reduce((sum, object) => sum + object.size, 0);

@@ -145,6 +145,67 @@ describe('S3 session log compaction', () => {
     expect((await sessionKeys(sessionId)).length).toBeLessThanOrEqual(2 * COMPACT_AFTER_APPENDS + 2);
   });
 
+  it('sends the removal of what the previous compaction superseded beside the lease\'s removal, not after it', async () => {
+    const sessionId = 'overlap';
+    await buildSession(sessionId, 2);
+    // Whichever of a batch delete and the lease's DELETE arrives first is held until the other
+    // arrives (1 s at most): sent one after the other, the second would only come once the first
+    // was answered. A held DELETE of the lease is done here (through another client) before it is answered.
+    let batches = 0;
+    let overlapped = 0;
+    let held: { kind: 'batch' | 'lease'; go: () => void } | undefined;
+    let ownDelete = false;
+    const hold = (kind: 'batch' | 'lease', answer: () => void) => {
+      const timer = setTimeout(() => {
+        held = undefined;
+        answer();
+      }, 1000);
+      held = {
+        kind,
+        go: () => {
+          clearTimeout(timer);
+          answer();
+        },
+      };
+    };
+    server.intercept((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://s3rver');
+      const kind = request.method === 'POST' && url.searchParams.has('delete') ? 'batch' : request.method === 'DELETE' && url.pathname.endsWith('/lock.json') ? 'lease' : undefined;
+      if (kind === undefined || (kind === 'lease' && ownDelete)) return false;
+      if (kind === 'batch') batches += 1;
+      if (held !== undefined && held.kind !== kind) {
+        overlapped += 1;
+        const other = held;
+        held = undefined;
+        setImmediate(other.go);
+        return false;
+      }
+      request.resume();
+      hold(kind, () => {
+        if (kind === 'batch') {
+          response.writeHead(200, { 'content-type': 'application/xml' });
+          response.end('<?xml version="1.0" encoding="UTF-8"?><DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></DeleteResult>');
+          return;
+        }
+        const key = decodeURIComponent(url.pathname.split('/').slice(2).join('/'));
+        ownDelete = true;
+        void raw.send(new DeleteObjectCommand({ Bucket: server.bucket, Key: key })).then(() => {
+          ownDelete = false;
+          response.writeHead(204);
+          response.end();
+        });
+      });
+      return true;
+    });
+    try {
+      for (let turn = 2; turn < 2 + COMPACT_AFTER_APPENDS && batches === 0; turn += 1) await buildSession(sessionId, 1, turn);
+    } finally {
+      server.intercept(undefined);
+    }
+    expect(batches).toBeGreaterThan(0);
+    expect(overlapped).toBe(batches);
+  });
+
   it('reads the same records at every stage of a compaction, and later appends go after the run', async () => {
     const sessionId = 'stages';
     const store = processStore();
