@@ -70,7 +70,7 @@ export interface GitLocation {
 }
 
 /** Numbers per clean entry in {@link ScanTree.facts}: type code, size, mode, mtime ms, ctime ms, inode. */
-const TREE_STRIDE = 6;
+export const TREE_STRIDE = 6;
 
 /**
  * What `scanBegin` keeps for `scanEnd`: the clean entries as flat arrays, in the order the
@@ -101,12 +101,12 @@ export interface ScanTree {
 }
 
 /** The project path of row `r`. */
-function rowPath(tree: ScanTree, r: number): string {
+export function rowPath(tree: ScanTree, r: number): string {
   return tree.pathBytes.toString('utf8', tree.pathStarts[r] as number, (tree.pathStarts[r + 1] as number) - 1);
 }
 
 /** The object id of row `r`, hex. */
-function rowOid(tree: ScanTree, r: number): string {
+export function rowOid(tree: ScanTree, r: number): string {
   return tree.oids.toString('hex', r * tree.oidBytes, (r + 1) * tree.oidBytes);
 }
 
@@ -622,7 +622,7 @@ function classify(
  * The rules in effect at the project folder: the global excludes file, `info/exclude`, and every
  * `.gitignore` from the top of the work tree down to the project folder (bases relative to the top).
  */
-function rootRules(location: GitLocation): Rules[] {
+export function rootRules(location: GitLocation): Rules[] {
   const rules: Rules[] = [];
   for (const file of [globalExcludesFile(), join(location.commonDir, 'info', 'exclude')]) {
     const text = file === undefined ? undefined : readText(file);
@@ -638,7 +638,7 @@ function rootRules(location: GitLocation): Rules[] {
 }
 
 /** `rules` plus the `.gitignore` of project folder `folder`, when it has a readable one. */
-function withGitignore(rules: readonly Rules[], projectRoot: string, location: GitLocation, folder: string): readonly Rules[] {
+export function withGitignore(rules: readonly Rules[], projectRoot: string, location: GitLocation, folder: string): readonly Rules[] {
   const text = readText(join(projectRoot, folder, '.gitignore'));
   if (text === undefined) return rules;
   return [...rules, { base: location.prefix + folder, rules: ignore().add(text) }];
@@ -663,7 +663,7 @@ function globalExcludesFile(): string | undefined {
 }
 
 /** A file's text, or undefined when it cannot be read. */
-function readText(file: string): string | undefined {
+export function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch {
@@ -679,7 +679,7 @@ function typeMatches(gitMode: number, type: number, mode: number): boolean {
 }
 
 /** The git object id of the file's bytes (a symlink: its target), or undefined when it cannot be read or changed meanwhile. `size`: its listed size. */
-function contentOid(absolute: string, type: number, size: number, oidBytes: number): string | undefined {
+export function contentOid(absolute: string, type: number, size: number, oidBytes: number): string | undefined {
   const hash = createHash(oidBytes === 32 ? 'sha256' : 'sha1');
   try {
     if (type === TYPE_SYMLINK) {

@@ -33,12 +33,16 @@ import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, Mate
 import { factsOf, InvalidArgumentError, MISSING_FACTS } from '@fh/core';
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
 import { limitError, type ListingLimits } from './tree-listing.js';
-import { readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanTree } from './git-scan.js';
+import { readText, readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
+import { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
+import { WarmBlobReader } from './warm-blobs.js';
+import { FeedModel, indexFolders, makeBase, patchedTree, readDeltaTree, watchTree, writeDelta, type FeedWindow } from './feed-model.js';
 
 /** Options of {@link NodeCommandProbe}. */
 export interface NodeCommandProbeOptions {
@@ -71,6 +75,42 @@ export interface NodeCommandProbeOptions {
    * up, not named changed, not listed as ignored). Folders outside the project are skipped. Default none.
    */
   exclude?: readonly string[];
+  /**
+   * A change feed (`change-feed.ts`, `feed-model.ts`), for a long-lived process that runs many
+   * commands (an embedding harness): a watcher thread follows the project between commands, so
+   * `begin` and `end` re-check only the paths that changed instead of scanning the tree. `true`
+   * or options turn it on (default off: one-shot processes such as `fh hook` and `fh run` scan in
+   * full). The first `begin` (or {@link NodeCommandProbe.startFeed}) scans in full and starts it;
+   * whenever it cannot vouch for what changed (an overflowed queue, a failed watch, a changed
+   * `.gitignore`, a cut without answer) the next `begin` or `end` scans in full. Only for a git
+   * work tree the in-process scan handles (`gitScan: 'index'`), on a local file system. Call
+   * {@link NodeCommandProbe.close} when done.
+   */
+  watch?: boolean | WatchOptions;
+}
+
+/** Options of the change feed ({@link NodeCommandProbeOptions.watch}); every member has a default. */
+export interface WatchOptions extends ChangeFeedOptions {
+  /** The feed scans in full again at the first `begin` this long after its last full scan, in ms. Default {@link DEFAULT_RESCAN_AFTER_MS}. */
+  rescanAfterMs?: number;
+}
+
+/** Default {@link WatchOptions.rescanAfterMs}: 30 minutes (blobs a feed relies on stay referenced by a recent index). */
+export const DEFAULT_RESCAN_AFTER_MS = 30 * 60 * 1000;
+
+/** A delta of more clean rows than this is folded into a new base tree at the next begin. */
+const REBASE_ROWS = 1024;
+
+/** What the change feed did so far ({@link NodeCommandProbe.feedStatus}). */
+export interface FeedStatus {
+  /** True while a feed follows a project. */
+  running: boolean;
+  /** Begins and ends answered from the feed (only the paths with events re-checked). */
+  incremental: number;
+  /** Full scans the feed made (its start, and after each time it could not vouch for the changes). */
+  fullScans: number;
+  /** Why the feed last had to scan in full, or why it is off. */
+  lastFallback?: string;
 }
 
 /** Default {@link NodeCommandProbeOptions.maxScanEntries}: 1,000,000 files and folders. */
@@ -93,8 +133,10 @@ interface GitState {
 /** What the probe keeps between `begin` and `end` of a window scanned in-process (`git-scan.ts`). */
 interface ScanState extends GitLocation {
   kind: 'scan';
-  /** The tree file of the begin. */
+  /** The tree file of the begin (for a window begun on a change feed: the feed's base tree). */
   treeFile: string;
+  /** A window begun on a change feed: its delta file, patching `treeFile` into the begin's tree. */
+  deltaFile?: string;
 }
 
 /**
@@ -128,6 +170,14 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly exclude: readonly string[];
   /** Trees of windows begun by this instance, so an end in the same process does not read the tree file back. */
   private readonly trees = new Map<string, ScanTree>();
+  private readonly watchOptions: WatchOptions | undefined;
+  /** The running change feed and its model of the project. */
+  private feedState: { projectRoot: string; feed: ChangeFeed; model: FeedModel; blobs?: WarmBlobReader } | undefined;
+  /** Windows begun on the feed's model, by id. */
+  private readonly feedWindows = new Map<string, FeedWindow>();
+  private readonly feedCounts: FeedStatus = { running: false, incremental: 0, fullScans: 0 };
+  /** Set when the feed cannot run here at all (a watch failed): why. */
+  private feedOff: string | undefined;
 
   constructor(options: NodeCommandProbeOptions) {
     if (typeof options?.stateDir !== 'string' || !isAbsolute(options.stateDir)) {
@@ -150,6 +200,149 @@ export class NodeCommandProbe implements CommandProbe {
       throw new Error(`NodeCommandProbe exclude must be a list of absolute folders, got ${JSON.stringify(options.exclude)}`);
     }
     this.exclude = options.exclude ?? [];
+    if (options.watch !== undefined && typeof options.watch !== 'boolean' && (typeof options.watch !== 'object' || options.watch === null)) {
+      throw new Error(`NodeCommandProbe watch must be true, false or options, got ${JSON.stringify(options.watch)}`);
+    }
+    this.watchOptions = options.watch === true ? {} : options.watch === false || options.watch === undefined ? undefined : { ...options.watch };
+  }
+
+  /** What the change feed did so far (counts for tests and benchmarks). */
+  feedStatus(): FeedStatus {
+    return { ...this.feedCounts, running: this.feedState !== undefined };
+  }
+
+  /**
+   * Start the change feed on `projectRoot` now (a full scan), so the first command's `begin` is
+   * already answered from it. Resolves false when no feed can run there (the probe has no
+   * `watch` option, the project is not a git work tree the in-process scan handles, a watch
+   * failed); commands are then scanned in full as without a feed.
+   */
+  async startFeed(projectRoot: string): Promise<boolean> {
+    if (this.watchOptions === undefined) return false;
+    const located = this.locateRepository(projectRoot);
+    if (located === undefined) return false;
+    return (await this.restartFeed(projectRoot, located, this.excludedPaths(projectRoot))) !== undefined;
+  }
+
+  /** Stop the change feed (its thread and cookie folder); windows still open end with a full scan. Idempotent. */
+  async close(): Promise<void> {
+    const state = this.feedState;
+    this.feedState = undefined;
+    for (const window of this.feedWindows.values()) window.stale = true;
+    if (state === undefined) return;
+    state.blobs?.close();
+    await state.feed.close();
+    this.dropBaseUnlessUsed(state.model.base.file);
+  }
+
+  /** Remove base tree file `file` unless the running model or an open window uses it. */
+  private dropBaseUnlessUsed(file: string): void {
+    if (this.feedState?.model.base.file === file) return;
+    for (const window of this.feedWindows.values()) if (window.base.file === file) return;
+    rmSync(file, { force: true });
+  }
+
+  /**
+   * (Re)start the feed on `projectRoot`: a new watcher thread, every folder watched, then a full
+   * scan as the model's base. Open windows of the old model are marked stale (they end with a
+   * full scan). Returns the scan, or undefined when no feed can run (the caller scans as without one).
+   */
+  private async restartFeed(projectRoot: string, located: GitLocation & { index: string }, excluded: readonly string[]): Promise<ScanBegin | undefined> {
+    const previous = this.feedState;
+    this.feedState = undefined;
+    for (const window of this.feedWindows.values()) window.stale = true;
+    if (previous !== undefined) {
+      previous.blobs?.close();
+      await previous.feed.close();
+      this.dropBaseUnlessUsed(previous.model.base.file);
+    }
+    if (this.watchOptions === undefined || this.feedOff !== undefined || this.gitScan !== 'index') return undefined;
+    const unsupported = unsupportedRepository(located);
+    if (unsupported !== undefined) {
+      this.feedCounts.lastFallback = `no feed: ${unsupported}`;
+      return undefined;
+    }
+    await mkdir(this.stateDir, { recursive: true });
+    const feed = await ChangeFeed.start(this.stateDir, this.watchOptions);
+    const oidBytes = /^\s*objectformat\s*=\s*sha256\b/im.test(readText(join(located.commonDir, 'config')) ?? '') ? 32 : 20;
+    const watched = await watchTree(feed, projectRoot, located, excluded, indexFolders(located, oidBytes));
+    if ('failed' in watched) {
+      await feed.close();
+      this.feedOff = watched.failed;
+      this.feedCounts.lastFallback = `no feed: ${watched.failed}`;
+      return undefined;
+    }
+    const scannedAt = Date.now();
+    const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
+    const pruned = readIgnoredFolders(prunedFile);
+    const scanned = await scanBegin(projectRoot, located, pruned, this.limits());
+    if ('unsupported' in scanned) {
+      await feed.close();
+      this.feedCounts.lastFallback = `no feed: ${scanned.unsupported}`;
+      return undefined;
+    }
+    const ignoredFolders = scanned.tree.ignored.filter((key) => key.endsWith('/')).map((key) => key.slice(0, -1));
+    if (ignoredFolders.length !== pruned.size || ignoredFolders.some((folder) => !pruned.has(folder))) await writeFile(prunedFile, JSON.stringify(ignoredFolders));
+    const base = makeBase(this.stateDir, scanned.tree);
+    const model = new FeedModel(projectRoot, located, excluded, base, scanned, watched.watched, feed, scannedAt);
+    this.feedState = { projectRoot, feed, model };
+    this.feedCounts.fullScans += 1;
+    return scanned;
+  }
+
+  /**
+   * `begin` on the change feed: a cut and the paths since the previous one re-checked, or (no
+   * model yet, or the model lost) a restart with a full scan. Undefined when no feed runs here.
+   */
+  private async feedBegin(projectRoot: string, located: GitLocation & { index: string }, windowId: string, excluded: readonly string[]): Promise<ProbeBegin | undefined> {
+    let state = this.feedState;
+    let full = false;
+    if (state !== undefined && state.model.lost === undefined && Date.now() - state.model.scannedAt < (this.watchOptions?.rescanAfterMs ?? DEFAULT_RESCAN_AFTER_MS)) {
+      const touched = await state.model.applyCut();
+      if (state.model.lost === undefined) {
+        for (const window of this.feedWindows.values()) for (const path of touched) window.pending.add(path);
+      }
+    }
+    if (state === undefined || state.model.lost !== undefined || Date.now() - state.model.scannedAt >= (this.watchOptions?.rescanAfterMs ?? DEFAULT_RESCAN_AFTER_MS)) {
+      if (state !== undefined) this.feedCounts.lastFallback = state.model.lost ?? "the feed's last full scan is older than rescanAfterMs";
+      if ((await this.restartFeed(projectRoot, located, excluded)) === undefined) return undefined;
+      state = this.feedState as NonNullable<typeof this.feedState>;
+      full = true;
+    } else {
+      this.feedCounts.incremental += 1;
+    }
+    const model = state.model;
+    if (!full && model.delta.size > REBASE_ROWS) {
+      const old = model.base;
+      model.base = makeBase(this.stateDir, patchedTree(old.tree, model.delta, { beginMs: old.tree.beginMs, known: [...model.own.keys()], ignored: [...model.ignored.keys()], folders: [...model.folders] }));
+      model.delta = new Map();
+      this.dropBaseUnlessUsed(old.file);
+    }
+    const window = model.snapshot();
+    let deltaFile: string | undefined;
+    if (!full) {
+      deltaFile = join(this.stateDir, `${windowId}.delta`);
+      writeDelta(deltaFile, window.delta, window.known, window.ignored, window.extras.folders);
+    }
+    this.feedWindows.set(windowId, window);
+    const scanState: ScanState = { kind: 'scan', top: located.top, prefix: located.prefix, gitDir: located.gitDir, commonDir: located.commonDir, treeFile: model.base.file, ...(deltaFile === undefined ? {} : { deltaFile }) };
+    return { kind: 'git', state: scanState as unknown as JsonValue, ...withoutExcluded(excluded, { own: new Map(model.own), ignored: new Map(model.ignored) }) };
+  }
+
+  /** `end` on the change feed, for window `windowId` begun on it; undefined when the feed cannot vouch (the caller scans in full). */
+  private async feedEnd(windowId: string): Promise<{ own: Map<string, EntryFacts>; ignored: Map<string, EntryFacts>; changed: Map<string, ScanChange> } | undefined> {
+    const window = this.feedWindows.get(windowId);
+    const state = this.feedState;
+    if (window === undefined || window.stale || state === undefined || state.model.lost !== undefined) return undefined;
+    const touched = await state.model.applyCut();
+    if (state.model.lost !== undefined) {
+      this.feedCounts.lastFallback = state.model.lost;
+      for (const open of this.feedWindows.values()) open.stale = true;
+      return undefined;
+    }
+    for (const open of this.feedWindows.values()) for (const path of touched) open.pending.add(path);
+    this.feedCounts.incremental += 1;
+    return state.model.endOf(window);
   }
 
   /** {@link NodeCommandProbeOptions.exclude} as project paths (`/` separators) of the folders inside `projectRoot`. */
@@ -177,6 +370,10 @@ export class NodeCommandProbe implements CommandProbe {
     const excluded = this.excludedPaths(projectRoot);
     const located = this.locateRepository(projectRoot);
     if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot, this.limits(), excluded) };
+    if (this.watchOptions !== undefined && (this.feedState === undefined || this.feedState.projectRoot === projectRoot)) {
+      const begun = await this.feedBegin(projectRoot, located, windowId, excluded);
+      if (begun !== undefined) return begun;
+    }
     await mkdir(this.stateDir, { recursive: true });
     const prunedFile = join(this.stateDir, IGNORED_FOLDERS_FILE);
     const pruned = readIgnoredFolders(prunedFile);
@@ -213,7 +410,16 @@ export class NodeCommandProbe implements CommandProbe {
     const excluded = this.excludedPaths(projectRoot);
     if (saved.kind === 'walk') return { ...walkProject(projectRoot, this.limits(), excluded), indexChanged: new Map() };
     if (saved.kind === 'scan') {
-      const scanned = await scanEnd(projectRoot, saved, this.trees.get(windowId) ?? readTree(saved.treeFile), this.limits());
+      const fromFeed = await this.feedEnd(windowId);
+      const window = this.feedWindows.get(windowId);
+      const scanned =
+        fromFeed ??
+        (await scanEnd(
+          projectRoot,
+          saved,
+          window !== undefined ? patchedTree(window.base.tree, window.delta, window.extras) : saved.deltaFile !== undefined ? readDeltaTree(saved.treeFile, saved.deltaFile) : (this.trees.get(windowId) ?? readTree(saved.treeFile)),
+          this.limits(),
+        ));
       const indexChanged = new Map<string, IndexEntry>();
       for (const [path, change] of scanned.changed) indexChanged.set(path, { blobId: change.blobId, gitMode: change.gitMode, mode: change.mode, contentChanged: change.contentChanged });
       return withoutExcluded(excluded, { own: scanned.own, ignored: scanned.ignored, indexChanged });
@@ -234,19 +440,41 @@ export class NodeCommandProbe implements CommandProbe {
     const saved = state as unknown as GitState;
     const written: Array<MaterializedBlob | undefined> = requests.map(() => undefined);
     await mkdir(this.stateDir, { recursive: true });
-    await readBlobs(this.gitBinary, saved.top, requests.map((request) => request.blobId), maxBytes, async (index, bytes) => {
+    const write = async (index: number, bytes: Buffer | undefined): Promise<void> => {
       if (bytes === undefined) return;
       const path = join(this.stateDir, `${windowId}.blob-${index}`);
       const request = requests[index] as BlobRequest;
       await writeFile(path, bytes, { mode: request.mode, flag: 'wx' });
       await chmod(path, request.mode);
       written[index] = { path, size: bytes.length };
-    });
+    };
+    const ids = requests.map((request) => request.blobId);
+    const feed = this.feedState;
+    if (feed !== undefined && feed.model.location.top === saved.top && ids.length > 0) {
+      if (feed.blobs === undefined || feed.blobs.gone) feed.blobs = new WarmBlobReader(this.gitBinary, saved.top);
+      let blobs: Array<Buffer | undefined> | undefined;
+      try {
+        blobs = await feed.blobs.read(ids, maxBytes);
+      } catch {
+        // The warm process failed: the blobs are read by a git of their own below (which names a missing one).
+        blobs = undefined;
+      }
+      if (blobs !== undefined) {
+        await Promise.all(blobs.map((bytes, index) => write(index, bytes)));
+        return written;
+      }
+    }
+    await readBlobs(this.gitBinary, saved.top, ids, maxBytes, write);
     return written;
   }
 
   async release(_projectRoot: string, windowId: string): Promise<void> {
     this.trees.delete(windowId);
+    const window = this.feedWindows.get(windowId);
+    if (window !== undefined) {
+      this.feedWindows.delete(windowId);
+      this.dropBaseUnlessUsed(window.base.file);
+    }
     let names: string[];
     try {
       names = await readdir(this.stateDir);

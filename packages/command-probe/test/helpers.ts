@@ -4,7 +4,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsCommandJournal, NodeCommandProbe } from '../src/index.js';
+import { FsCommandJournal, NodeCommandProbe, type NodeCommandProbeOptions } from '../src/index.js';
 
 /** What is at one path of a tree: a file's bytes and permission bits, or a symlink's target. */
 export type TreeEntry = { type: 'file'; bytes: string; mode: number } | { type: 'symlink'; target: string };
@@ -52,7 +52,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function openWorld(prepare: (project: string) => void, options: { sessionId?: string; timestampGranularityMs?: number } = {}): Promise<World> {
+export async function openWorld(prepare: (project: string) => void, options: { sessionId?: string; timestampGranularityMs?: number; probe?: Omit<NodeCommandProbeOptions, 'stateDir'> } = {}): Promise<World> {
   const base = mkdtempSync(join(tmpdir(), 'fh-cmd-'));
   const project = join(base, 'project');
   prepare(project);
@@ -62,7 +62,7 @@ export async function openWorld(prepare: (project: string) => void, options: { s
   const history = await FileHistory.open({ projectRoot: project, sessionId, store, ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }) });
   await history.makeSnapshot('m1');
   const stateDir = join(base, 'commands', sessionId);
-  const probe = new NodeCommandProbe({ stateDir });
+  const probe = new NodeCommandProbe({ stateDir, ...options.probe });
   const journal = new FsCommandJournal(stateDir);
   return {
     base,
@@ -72,6 +72,7 @@ export async function openWorld(prepare: (project: string) => void, options: { s
     journal,
     storeRoot,
     async close() {
+      await probe.close();
       await history.close();
       rmSync(base, { recursive: true, force: true });
     },
