@@ -210,6 +210,8 @@ export interface FeedWindow {
   pending: Set<string>;
   /** Set when the model was lost while the window was open: its end scans in full. */
   stale: boolean;
+  /** Files written for the window besides its delta file (blobs), removed with it. */
+  files: string[];
   extras: TreeExtras;
 }
 
@@ -261,6 +263,7 @@ export class FeedModel {
       ignored: new Set(this.ignored.keys()),
       pending: new Set(),
       stale: false,
+      files: [],
       extras: { beginMs: this.base.tree.beginMs, known: [...this.own.keys()], ignored: [...this.ignored.keys()], folders: [...this.folders] },
     };
   }

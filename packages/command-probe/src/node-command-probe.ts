@@ -26,14 +26,19 @@
  * Outside a git work tree, `begin` and `end` walk the project folder with `.gitignore` rules
  * (every `.gitignore` on the way, through the `ignore` package; `.git` folders always skipped).
  *
+ * With `watch` (a change feed, for long-lived hosts: `change-feed.ts`, `feed-model.ts`), `begin` and
+ * `end` re-check only the paths that had an event since the previous cut; a window's state then
+ * names the feed's base tree and its own delta file, so any process can still end it in full.
+ *
  * Layout of `stateDir` (one folder per session): `{windowId}.tree` or `{windowId}.index`,
- * `{windowId}.blob-{n}` (all removed by `release`), `ignored-folders.json` (see `IGNORED_FOLDERS_FILE`). Nothing is written into the project or its `.git`.
+ * `{windowId}.blob-{n}` (all removed by `release`), `ignored-folders.json` (see `IGNORED_FOLDERS_FILE`); with a feed also
+ * `feed-base-{random}.tree`, `{windowId}.delta` and the watcher's cookie folder `feed-{random}/`. Nothing is written into the project or its `.git`.
  */
 import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
 import { factsOf, InvalidArgumentError, MISSING_FACTS } from '@fh/core';
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { parseStatus, readBlobs, runGit, type StatusEntry } from './git.js';
@@ -97,6 +102,9 @@ export interface WatchOptions extends ChangeFeedOptions {
 
 /** Default {@link WatchOptions.rescanAfterMs}: 30 minutes (blobs a feed relies on stay referenced by a recent index). */
 export const DEFAULT_RESCAN_AFTER_MS = 30 * 60 * 1000;
+
+/** Blobs up to this size (bytes) are written out synchronously by `materializeBlobs`. */
+const SYNC_WRITE_BYTES = 256 * 1024;
 
 /** A delta of more clean rows than this is folded into a new base tree at the next begin. */
 const REBASE_ROWS = 1024;
@@ -178,6 +186,15 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly feedCounts: FeedStatus = { running: false, incremental: 0, fullScans: 0 };
   /** Set when the feed cannot run here at all (a watch failed): why. */
   private feedOff: string | undefined;
+  /** Begins and ends on the feed run one at a time (parallel commands): each cut and its re-checks finish before the next. */
+  private feedQueue: Promise<unknown> = Promise.resolve();
+
+  /** Run `task` after every feed task before it. */
+  private serialized<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.feedQueue.then(task, task);
+    this.feedQueue = result.catch(() => undefined);
+    return result;
+  }
 
   constructor(options: NodeCommandProbeOptions) {
     if (typeof options?.stateDir !== 'string' || !isAbsolute(options.stateDir)) {
@@ -221,7 +238,7 @@ export class NodeCommandProbe implements CommandProbe {
     if (this.watchOptions === undefined) return false;
     const located = this.locateRepository(projectRoot);
     if (located === undefined) return false;
-    return (await this.restartFeed(projectRoot, located, this.excludedPaths(projectRoot))) !== undefined;
+    return (await this.serialized(() => this.restartFeed(projectRoot, located, this.excludedPaths(projectRoot)))) !== undefined;
   }
 
   /** Stop the change feed (its thread and cookie folder); windows still open end with a full scan. Idempotent. */
@@ -371,7 +388,7 @@ export class NodeCommandProbe implements CommandProbe {
     const located = this.locateRepository(projectRoot);
     if (located === undefined) return { kind: 'walk', state: { kind: 'walk' }, ...walkProject(projectRoot, this.limits(), excluded) };
     if (this.watchOptions !== undefined && (this.feedState === undefined || this.feedState.projectRoot === projectRoot)) {
-      const begun = await this.feedBegin(projectRoot, located, windowId, excluded);
+      const begun = await this.serialized(() => this.feedBegin(projectRoot, located, windowId, excluded));
       if (begun !== undefined) return begun;
     }
     await mkdir(this.stateDir, { recursive: true });
@@ -410,7 +427,7 @@ export class NodeCommandProbe implements CommandProbe {
     const excluded = this.excludedPaths(projectRoot);
     if (saved.kind === 'walk') return { ...walkProject(projectRoot, this.limits(), excluded), indexChanged: new Map() };
     if (saved.kind === 'scan') {
-      const fromFeed = await this.feedEnd(windowId);
+      const fromFeed = await this.serialized(() => this.feedEnd(windowId));
       const window = this.feedWindows.get(windowId);
       const scanned =
         fromFeed ??
@@ -444,9 +461,16 @@ export class NodeCommandProbe implements CommandProbe {
       if (bytes === undefined) return;
       const path = join(this.stateDir, `${windowId}.blob-${index}`);
       const request = requests[index] as BlobRequest;
-      await writeFile(path, bytes, { mode: request.mode, flag: 'wx' });
-      await chmod(path, request.mode);
+      if (bytes.length <= SYNC_WRITE_BYTES) {
+        // A small blob: written at once, not through the thread pool.
+        writeFileSync(path, bytes, { mode: request.mode, flag: 'wx' });
+        chmodSync(path, request.mode);
+      } else {
+        await writeFile(path, bytes, { mode: request.mode, flag: 'wx' });
+        await chmod(path, request.mode);
+      }
       written[index] = { path, size: bytes.length };
+      this.feedWindows.get(windowId)?.files.push(path);
     };
     const ids = requests.map((request) => request.blobId);
     const feed = this.feedState;
@@ -474,6 +498,9 @@ export class NodeCommandProbe implements CommandProbe {
     if (window !== undefined) {
       this.feedWindows.delete(windowId);
       this.dropBaseUnlessUsed(window.base.file);
+      // Every file this window has: its delta file and the blobs written for it.
+      for (const file of [join(this.stateDir, `${windowId}.delta`), ...window.files]) rmSync(file, { force: true });
+      return;
     }
     let names: string[];
     try {
