@@ -9,6 +9,10 @@
  *   `add -A && commit` takes in what the other rounds changed, so the timed one costs exactly
  *   what a shadow repository pays per command (its stat cache, the 10 changed files, the tree);
  * - the same window with `gitScan: 'status'` (git status before and after), for comparison;
+ * - the same window on a change feed (`watch: true`, started and warmed before the timed rounds,
+ *   as an embedding harness would have it): begin and end re-check only the paths with events —
+ *   target ≥ 10× faster than the shadow commit. Each of its rounds is a fresh command changing 10
+ *   files; the untimed `git add -A` after it is an index change the feed follows;
  * - the physical bound: `lstatSync` of every file twice in-process (what any before/after
  *   comparison that trusts no watcher must do), printed as a share of the shadow commit: 10× is
  *   reachable only when it is under 0.10;
@@ -90,11 +94,11 @@ async function repository(context: BenchContext, project: string, files: number)
   return paths;
 }
 
-async function openWindow(context: BenchContext, project: string, store: FsBackupStore, sessionId: string, gitScan: 'index' | 'status' = 'index'): Promise<Window> {
+async function openWindow(context: BenchContext, project: string, store: FsBackupStore, sessionId: string, gitScan: 'index' | 'status' = 'index', watch = false): Promise<Window> {
   const history = await context.open({ projectRoot: project, sessionId, store });
   await history.makeSnapshot('turn');
   const stateDir = join(context.folders.base, 'commands', sessionId);
-  return { history, probe: new NodeCommandProbe({ stateDir, gitScan }), journal: new FsCommandJournal(stateDir) };
+  return { history, probe: new NodeCommandProbe({ stateDir, gitScan, watch }), journal: new FsCommandJournal(stateDir) };
 }
 
 async function run(context: BenchContext): Promise<void> {
@@ -103,6 +107,11 @@ async function run(context: BenchContext): Promise<void> {
   const paths = await repository(context, folders.project, 10_000);
   const window = await openWindow(context, folders.project, store, 'shell');
   const statusWindow = await openWindow(context, folders.project, store, 'shell-status', 'status');
+  const feedWindow = await openWindow(context, folders.project, store, 'shell-feed', 'index', true);
+  context.log('starting the change feed ...');
+  if (!(await feedWindow.probe.startFeed(folders.project))) throw new Error(`the change feed did not start: ${feedWindow.probe.feedStatus().lastFallback ?? 'no reason'}`);
+  // Warm it as a harness would have it: a few untimed windows.
+  for (let warm = 0; warm < 3; warm += 1) await timedWindow(feedWindow, async () => undefined);
   const shadowEnv = { GIT_DIR: join(folders.base, 'shadow.git'), GIT_WORK_TREE: folders.project };
   context.log('shadow git repository ...');
   await git(folders.project, ['init', '-q'], shadowEnv);
@@ -114,14 +123,21 @@ async function run(context: BenchContext): Promise<void> {
   const gitTimes: number[] = [];
   const lstatTimes: number[] = [];
   const statusProbeTimes: number[] = [];
+  const feedTimes: number[] = [];
   const diskExtra: number[] = [];
   const changedSet = (round: number, who: number) => paths.slice((round * 3 + who) * CHANGED, (round * 3 + who + 1) * CHANGED);
   await mkdir(folders.floor, { recursive: true });
   context.log(`${ROUNDS} rounds of fh, the floor and shadow git, interleaved ...`);
   const absolutePaths = paths.map((path) => join(folders.project, path));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (let offset = 0; offset < 5; offset += 1) {
-      const who = (round + offset) % 5;
+    for (let offset = 0; offset < 6; offset += 1) {
+      const who = (round + offset) % 6;
+      if (who === 5) {
+        const changed = paths.slice((ROUNDS * 4 + round) * CHANGED, (ROUNDS * 4 + round + 1) * CHANGED);
+        feedTimes.push(await timedWindow(feedWindow, () => command(folders.project, changed, round)));
+        await git(folders.project, ['add', '-A']);
+        continue;
+      }
       if (who === 4) {
         const changed = paths.slice((ROUNDS * 3 + round) * CHANGED, (ROUNDS * 3 + round + 1) * CHANGED);
         statusProbeTimes.push(await timedWindow(statusWindow, () => command(folders.project, changed, round)));
@@ -169,6 +185,10 @@ async function run(context: BenchContext): Promise<void> {
   context.report({ scenario: '  bound: lstat ×2 of the 10,000 files as a share of shadow git (10× needs ≤ 0.10×)', fh: lstatTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes }], kind: 'info' });
   context.report({ scenario: '  command window against lstat ×2 of the 10,000 files', fh: fhTimes, floors: [{ name: 'lstatSync ×2', times: lstatTimes }], kind: 'info' });
   context.report({ scenario: "  command window with gitScan: 'status' (git status before and after)", fh: statusProbeTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes }], kind: 'info' });
+  const feedStatus = feedWindow.probe.feedStatus();
+  if (feedStatus.fullScans !== 1) throw new Error(`the change feed scanned in full ${feedStatus.fullScans} times (${feedStatus.lastFallback ?? ''}): its rows would not measure the feed`);
+  context.report({ scenario: 'command window with a change feed, 10 of 10,000 files changed (begin + end) vs shadow git', fh: feedTimes, floors: [{ name: 'git add -A && git commit', times: gitTimes, factor: 10 }], kind: 'faster' });
+  await feedWindow.probe.close();
   context.report({ scenario: 'disk per 10-file command: bytes beyond the 10 before-images', fh: [median(diskExtra)], floors: [{ name: '1 byte', times: 1, factor: 0 }], unit: 'bytes' });
 
   const idleBefore = await storeBytes(folders.store, 'shell');
