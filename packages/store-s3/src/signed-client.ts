@@ -232,9 +232,8 @@ export class SignedS3Client {
     return new Promise((resolve, reject) => {
       const request = send({
         method: planned.method,
-        hostname: endpoint.hostname.replace(/^\[(.*)\]$/, '$1'),
+        hostname: hostname.replace(/^\[(.*)\]$/, '$1'),
         ...(endpoint.port === '' ? {} : { port: Number(endpoint.port) }),
-        ...(pathStyle ? {} : { servername: hostname }),
         path: search === '' ? path : `${path}?${search}`,
         headers: signed.headers,
         agent: this.agent,
