@@ -6,7 +6,7 @@
  */
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -112,5 +112,39 @@ describe('fh --store s3://bucket/prefix', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain(`(S3 at http://127.0.0.1:1, bucket "${server.bucket}", cannot be reached or keeps failing after retries)`);
     expect(await readTree(box.project)).toEqual({ 'a.txt': { content: 'keep\n', mode: 0o644 } });
+  });
+
+  it('fh hook: a prompt, an edit of a new file and an ignored event load no AWS SDK (the signed-request client sends); FH_S3_CLIENT=sdk loads it', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 } });
+    // Which bundled files the hook process runs (it reads each with readFileSync: code-cache.ts).
+    const preload = join(box.home, 'loaded.cjs');
+    await writeFile(
+      preload,
+      "const fs = require('node:fs'); const read = fs.readFileSync; const seen = new Set();\n" +
+        "fs.readFileSync = function (file, ...rest) { if (typeof file === 'string' && file.endsWith('.cjs')) seen.add(require('node:path').basename(file)); return read.call(this, file, ...rest); };\n" +
+        "process.on('exit', () => fs.appendFileSync(process.env.FH_TEST_LOADED, [...seen].sort().join(',') + '\\n'));\n",
+    );
+    const loaded = join(box.home, 'loaded.txt');
+    const prefix = `hook-${randomUUID()}`;
+    const fixture = async (name: string, session: string) =>
+      (await readFile(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8')).replaceAll('__PROJECT__', box.project).replaceAll('__HOME__', box.home).replaceAll('__SESSION__', session);
+    const hook = async (name: string, session: string, extra: Record<string, string> = {}) =>
+      runCli(['--store', `s3://${server.bucket}/${prefix}`, 'hook'], {
+        cwd: box.project,
+        home: box.home,
+        input: await fixture(name, session),
+        env: { ...s3Environment(server.endpoint), CLAUDE_PROJECT_DIR: box.project, NODE_OPTIONS: `--require ${preload}`, FH_TEST_LOADED: loaded, ...extra },
+      });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook('user-prompt-submit', 'signed')).toEqual(quiet);
+    expect(await hook('pre-tool-use-edit', 'signed')).toEqual(quiet);
+    expect(await hook('post-tool-use-write', 'signed')).toEqual(quiet);
+    expect(await keysUnder(`${prefix}/file-history/signed/`)).toHaveLength(1);
+    expect((await keysUnder(`${prefix}/sessions/signed/`)).length).toBeGreaterThanOrEqual(3);
+    expect((await readFile(loaded, 'utf8')).split('\n')).toEqual(['hook-act.cjs', 'hook-act.cjs', '', '']);
+    await rm(loaded);
+    expect(await hook('user-prompt-submit', 'sdk', { FH_S3_CLIENT: 'sdk' })).toEqual(quiet);
+    expect(await readFile(loaded, 'utf8')).toBe('hook-act.cjs,hook-aws-sdk.cjs\n');
   });
 });
