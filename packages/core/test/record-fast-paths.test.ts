@@ -3,6 +3,7 @@ import { sortedPaths } from '../src/snapshot/make-snapshot.js';
 import { parseJsonlLine } from '../src/state/jsonl.js';
 import { isCleanKey, parseLines, rebuildStateFromBytes, type ByteLine } from '../src/state/rebuild.js';
 import { BACKUP_FILE_NAME_PATTERN, fhSessionRecord, isBackupFileName, parseRecordTime } from '../src/state/records.js';
+import { copyBackupMap } from '../src/state/snapshot-chain.js';
 import { attachSnapshotRecord, fullSnapshotRecord } from '../src/state/snapshot-records.js';
 import { random } from './random.js';
 
@@ -79,6 +80,25 @@ describe('parseLines (lines parsed in batches)', () => {
         expect({ trial, got }).toEqual({ trial, got: expected });
       }
     }
+  });
+});
+
+describe('copyBackupMap', () => {
+  it('gives what a spread gives: the same own keys in the same order (a "__proto__" file and number-like keys included), the same entry objects, a plain object', () => {
+    const entry = (version: number) => ({ backupFileName: null, version, backupTime: new Date(0) });
+    const parsed = JSON.parse('{"b.txt":1,"__proto__":2,"10":3,"a/c.txt":4,"2":5}') as Record<string, number>;
+    const source: Record<string, ReturnType<typeof entry>> = {};
+    for (const key of Object.keys(parsed)) Object.defineProperty(source, key, { value: entry(parsed[key] as number), enumerable: true, writable: true, configurable: true });
+    for (let index = 0; index < 2000; index += 1) source[`f${index}.ts`] = entry(index + 10);
+    delete source['f7.ts'];
+    const copy = copyBackupMap(source);
+    const spread = { ...source };
+    expect(Object.keys(copy)).toEqual(Object.keys(spread));
+    for (const key of Object.keys(spread)) expect(copy[key]).toBe(spread[key]);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    copy['new.ts'] = entry(1);
+    expect(Object.hasOwn(source, 'new.ts')).toBe(false);
   });
 });
 

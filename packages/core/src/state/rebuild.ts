@@ -27,7 +27,7 @@ import {
   type FhSessionRecord,
   type RecordWarningHandler,
 } from './records.js';
-import { chainedSnapshot, markKeysTracked } from './snapshot-chain.js';
+import { chainedSnapshot, copyBackupMap, markKeysTracked } from './snapshot-chain.js';
 import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead, parseFhSnapshotRecord, sniffFhSnapshotLine, type FhSnapshotHead, type SupersededBackups } from './snapshot-records.js';
 
 /** Options of a rebuild. */
@@ -338,7 +338,7 @@ export class StateRebuilder {
       return;
     }
     if (this.runningShared) {
-      this.running = { ...this.running };
+      this.running = copyBackupMap(this.running);
       this.runningShared = false;
     }
     const running = this.running;
@@ -434,7 +434,7 @@ export class StateRebuilder {
     }
     let start = index;
     while (start > 0 && this.nodes[start]?.map === undefined) start -= 1;
-    const map: Record<string, FileHistoryBackup> = { ...(this.nodes[start]?.map ?? {}) };
+    const map = copyBackupMap(this.nodes[start]?.map ?? {});
     for (let at = start + 1; at <= index; at += 1) {
       for (const [key, entry] of this.nodes[at]?.changes ?? []) {
         if (entry === undefined) delete map[key];
