@@ -171,19 +171,23 @@ export class SignedS3Client {
     const { endpoint } = options;
     this.config = {
       region: () => Promise.resolve(options.region),
-      ...(options.customEndpoint ? { endpoint: () => Promise.resolve({ protocol: endpoint.protocol, hostname: endpoint.hostname, port: endpoint.port, path: endpoint.pathname }) } : {}),
+      ...(options.customEndpoint
+        ? { endpoint: () => Promise.resolve({ protocol: endpoint.protocol, hostname: endpoint.hostname, ...(endpoint.port === '' ? {} : { port: endpoint.port }), path: endpoint.pathname }) }
+        : {}),
     };
   }
 
-  /** Send `command`; resolves with its output (see the command's plan), rejects with an {@link S3ServiceError} or the network error. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- outputs are the SDK's shapes, read by the store as such
-  async send(command: AnyCommand): Promise<any> {
+  /**
+   * Send `command`; resolves with its output (the SDK's field names: see `output`), rejects with
+   * an {@link S3ServiceError} or the network error (its errno `code` kept) once the attempts are spent.
+   */
+  async send(command: AnyCommand): Promise<Record<string, unknown>> {
     const planned = plan(command);
     for (let attempt = 1; ; attempt += 1) {
       try {
         const response = await this.request(planned);
         const status = response.statusCode ?? 0;
-        if (status >= 300 && !(command.operation === 'GetObject' && status === 200)) {
+        if (status >= 300) {
           const text = (await readAll(response)).toString('utf8');
           throw serviceError(status, text, response.headers['x-amz-request-id'] as string | undefined, attempt);
         }

@@ -130,6 +130,16 @@ describe('the signed-request client', () => {
   });
 });
 
+describe('the signed-request client, unreachable', () => {
+  it('names an endpoint without a port as it was given', async () => {
+    const store = new S3BackupStore({ bucket: 'b', clientConfig: { ...server.clientConfig, endpoint: 'http://127.0.0.1' }, signedRequests: true });
+    const error = await store.listBackups('s').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'FH_UNAVAILABLE', cause: { code: 'ECONNREFUSED' } });
+    expect((error as Error).message).toContain('(S3 at http://127.0.0.1, bucket "b", cannot be reached or keeps failing after retries)');
+    store.destroy();
+  });
+});
+
 describe('signedClientConfig', () => {
   const staticEnvironment = { AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_REGION: 'eu-west-1', HOME: '/nonexistent-home' };
 
