@@ -1,5 +1,7 @@
 /**
- * The AWS SDK as `fh hook` loads it on the S3 store: the entry of the `hook-aws-sdk.cjs` build
+ * The AWS SDK as `fh hook` loads it on the S3 store when the store's signed-request client does
+ * not cover the configuration or a backup needs a multipart upload (otherwise no SDK is loaded:
+ * `@fh/store-s3`'s `signed-client.ts`, bundled in `hook-act.cjs`): the entry of the `hook-aws-sdk.cjs` build
  * (tsup.config.ts), one CommonJS file with the client and the commands @fh/store-s3 uses (its
  * `sdk-client` module) from the SDK's ES modules, so only what those need is kept, run with V8's
  * code cache (`code-cache.ts`) on an event's first request. The hook's bundle of the store
