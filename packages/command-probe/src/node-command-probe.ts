@@ -98,6 +98,8 @@ export interface NodeCommandProbeOptions {
 export interface WatchOptions extends ChangeFeedOptions {
   /** The feed scans in full again at the first `begin` this long after its last full scan, in ms. Default {@link DEFAULT_RESCAN_AFTER_MS}. */
   rescanAfterMs?: number;
+  /** A delta of more clean rows than this is folded into a new base tree (file) at the next `begin`. Default {@link DEFAULT_REBASE_ROWS}. */
+  rebaseRows?: number;
 }
 
 /** Default {@link WatchOptions.rescanAfterMs}: 30 minutes (blobs a feed relies on stay referenced by a recent index). */
@@ -106,8 +108,8 @@ export const DEFAULT_RESCAN_AFTER_MS = 30 * 60 * 1000;
 /** Blobs up to this size (bytes) are written out synchronously by `materializeBlobs`. */
 const SYNC_WRITE_BYTES = 256 * 1024;
 
-/** A delta of more clean rows than this is folded into a new base tree at the next begin. */
-const REBASE_ROWS = 1024;
+/** Default {@link WatchOptions.rebaseRows}: 1,024 rows (a begin writes the delta; a new base costs a tree file of the whole project). */
+export const DEFAULT_REBASE_ROWS = 1024;
 
 /** What the change feed did so far ({@link NodeCommandProbe.feedStatus}). */
 export interface FeedStatus {
@@ -329,7 +331,7 @@ export class NodeCommandProbe implements CommandProbe {
       this.feedCounts.incremental += 1;
     }
     const model = state.model;
-    if (!full && model.delta.size > REBASE_ROWS) {
+    if (!full && model.delta.size > (this.watchOptions?.rebaseRows ?? DEFAULT_REBASE_ROWS)) {
       const old = model.base;
       model.base = makeBase(this.stateDir, patchedTree(old.tree, model.delta, { beginMs: old.tree.beginMs, known: [...model.own.keys()], ignored: [...model.ignored.keys()], folders: [...model.folders] }));
       model.delta = new Map();

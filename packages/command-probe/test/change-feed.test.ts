@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RewindSession, type CommandCapture } from '@fh/core';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeCommandProbe } from '../src/index.js';
 import { gitRepository, openWorld, readTree, runInWindow, sh, type TreeEntry, type World } from './helpers.js';
@@ -58,7 +59,8 @@ const STEPS: Array<[string, string]> = [
 describe('command window on a change feed (real git, bash, inotify)', () => {
   it('every nasty case, one command after another on one probe: the same captures as a full scan, and rewinds exact', async () => {
     const scanned = await openWorld(repository);
-    const fed = await openWorld(repository, { probe: { watch: true } });
+    // rebaseRows 3: the delta is folded into a new base tree at most begins, so that path is taken too.
+    const fed = await openWorld(repository, { probe: { watch: { rebaseRows: 3 } } });
     worlds.push(scanned, fed);
     expect(await fed.probe.startFeed(fed.project)).toBe(true);
     const before: Array<Record<string, TreeEntry>> = [];
@@ -80,6 +82,8 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
     }
     // Start + the .gitignore edit; every other begin and end came from the feed.
     expect(fed.probe.feedStatus()).toMatchObject({ running: true, fullScans: 2, incremental: STEPS.length * 2 - 1 });
+    // Every window released: only the current base tree is left of the feed's files (old bases, deltas and blobs removed).
+    expect(readdirSync(join(fed.base, 'commands', 's1')).filter((name) => name.startsWith('feed-base-') || name.endsWith('.delta') || name.includes('.blob-')).length).toBe(1);
     // Rewind both to each checkpoint, newest first: the same trees, and each command's files exactly as before it ran.
     const sessions = [new RewindSession({ history: scanned.history }), new RewindSession({ history: fed.history })];
     for (let index = STEPS.length - 1; index >= 0; index -= 1) {
