@@ -83,6 +83,13 @@ export function attachmentRecords(snapshot: FileHistorySnapshot, attachedPaths: 
  */
 export const BACKUP_FILE_NAME_PATTERN = /^[0-9a-f]{16}@v[0-9]{1,15}$/;
 
+/** 1 at the UTF-16 code of each lower-case hex digit (`0-9a-f`); other codes read 0 or undefined. */
+const LOWER_HEX = (() => {
+  const table = new Uint8Array(128);
+  for (const digit of '0123456789abcdef') table[digit.charCodeAt(0)] = 1;
+  return table;
+})();
+
 /**
  * True when `name` is a backup name fh accepts from a record ({@link BACKUP_FILE_NAME_PATTERN}),
  * checked character by character (a rebuild checks every entry's name).
@@ -90,10 +97,7 @@ export const BACKUP_FILE_NAME_PATTERN = /^[0-9a-f]{16}@v[0-9]{1,15}$/;
 export function isBackupFileName(name: string): boolean {
   const length = name.length;
   if (length < 19 || length > 33 || name.charCodeAt(16) !== 64 || name.charCodeAt(17) !== 118) return false;
-  for (let index = 0; index < 16; index += 1) {
-    const code = name.charCodeAt(index);
-    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return false;
-  }
+  for (let index = 0; index < 16; index += 1) if (LOWER_HEX[name.charCodeAt(index)] !== 1) return false;
   for (let index = 18; index < length; index += 1) {
     const code = name.charCodeAt(index);
     if (code < 48 || code > 57) return false;
@@ -260,10 +264,7 @@ function timeOf(text: string, times: RecordTimes | undefined): Date | undefined 
 /** 64 lower-case hex digits (what `/^[0-9a-f]{64}$/` accepts), checked without a regular expression. */
 function isSha256Hex(text: string): boolean {
   if (text.length !== 64) return false;
-  for (let index = 0; index < 64; index += 1) {
-    const code = text.charCodeAt(index);
-    if (!((code >= 48 && code <= 57) || (code >= 97 && code <= 102))) return false;
-  }
+  for (let index = 0; index < 64; index += 1) if (LOWER_HEX[text.charCodeAt(index)] !== 1) return false;
   return true;
 }
 
