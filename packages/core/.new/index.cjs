@@ -490,13 +490,15 @@ function attachmentRecords(snapshot, attachedPaths) {
   return attachedPaths.map((path) => deltaRecord(snapshot.messageId, path, snapshot.trackedFileBackups[path], timestamp));
 }
 var BACKUP_FILE_NAME_PATTERN = /^[0-9a-f]{16}@v[0-9]{1,15}$/;
+var LOWER_HEX = (() => {
+  const table = new Uint8Array(128);
+  for (const digit of "0123456789abcdef") table[digit.charCodeAt(0)] = 1;
+  return table;
+})();
 function isBackupFileName(name) {
   const length = name.length;
   if (length < 19 || length > 33 || name.charCodeAt(16) !== 64 || name.charCodeAt(17) !== 118) return false;
-  for (let index = 0; index < 16; index += 1) {
-    const code = name.charCodeAt(index);
-    if (!(code >= 48 && code <= 57 || code >= 97 && code <= 102)) return false;
-  }
+  for (let index = 0; index < 16; index += 1) if (LOWER_HEX[name.charCodeAt(index)] !== 1) return false;
   for (let index = 18; index < length; index += 1) {
     const code = name.charCodeAt(index);
     if (code < 48 || code > 57) return false;
@@ -615,10 +617,7 @@ function timeOf(text, times) {
 }
 function isSha256Hex(text) {
   if (text.length !== 64) return false;
-  for (let index = 0; index < 64; index += 1) {
-    const code = text.charCodeAt(index);
-    if (!(code >= 48 && code <= 57 || code >= 97 && code <= 102)) return false;
-  }
+  for (let index = 0; index < 64; index += 1) if (LOWER_HEX[text.charCodeAt(index)] !== 1) return false;
   return true;
 }
 function adoptableAttributionTime(item, times) {
