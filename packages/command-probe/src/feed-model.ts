@@ -9,7 +9,8 @@
  * untracked files (`own`) and the ignored paths. A path is clean when its bytes are a blob git
  * has: the base's index entries (proved by git's stat rule or by hashing, as the scan does), or
  * a file the feed re-checked whose hash names a loose object in `objects/` (so `git add` of a
- * changed file makes it clean again without reading the index).
+ * changed file makes it clean again without reading the index), or, after the index changed, the
+ * index entry of its path (a packed blob, as `git checkout` writes).
  *
  * On a cut, each path with an event is re-checked: `lstat`, and for a regular file or a symlink
  * its blob hash (events prove something happened, so facts are never trusted alone). A folder
@@ -32,7 +33,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync, type S
 import { join } from 'node:path';
 import type { ChangeFeed } from './change-feed.js';
 import { contentOid, readTree, rootRules, rowOid, rowPath, TREE_STRIDE, withGitignore, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
-import { readIndex } from './git-index.js';
+import { oidAt, readIndex } from './git-index.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
 import { TYPE_FILE, TYPE_FOLDER, TYPE_NAMES, TYPE_OTHER, TYPE_SYMLINK } from './tree-listing.js';
 
@@ -570,6 +571,8 @@ export class FeedModel {
         return;
       }
     }
+    /** Dirty files whose blob is not loose: looked up in the index (packed blobs, as a checkout writes). */
+    const notLoose = new Map<string, string>();
     for (const [path, facts] of this.own) {
       if (facts.type !== 'file' && facts.type !== 'symlink') continue;
       let oid = this.ownOid.get(path);
@@ -577,14 +580,38 @@ export class FeedModel {
         oid = contentOid(this.rootSlash + path, facts.type === 'file' ? TYPE_FILE : TYPE_SYMLINK, facts.size, this.base.tree.oidBytes);
         if (oid !== undefined) this.ownOid.set(path, oid);
       }
-      if (oid === undefined || !this.hasObject(oid)) continue;
-      const stats = lstatOrNone(this.rootSlash + path);
-      // Only while the file is still exactly what was hashed (no event since: facts equal).
-      if (stats === undefined || factsOf(stats).mtimeMs !== facts.mtimeMs || factsOf(stats).size !== facts.size || factsOf(stats).ino !== facts.ino) continue;
-      this.delta.set(path, FeedModel.row(stats, typeOf(stats), oid));
-      this.own.delete(path);
-      this.ownOid.delete(path);
+      if (oid === undefined) continue;
+      if (this.hasObject(oid)) this.promote(path, facts, oid);
+      else notLoose.set(this.location.prefix + path, oid);
     }
+    if (notLoose.size === 0) return;
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(this.location.gitDir, 'index'));
+    } catch {
+      return;
+    }
+    const index = readIndex(bytes, this.base.tree.oidBytes);
+    if ('unsupported' in index) return;
+    for (let k = 0; k < index.count; k += 1) {
+      const topPath = index.paths[k] as string;
+      const oid = notLoose.get(topPath);
+      if (oid === undefined || oidAt(index, k) !== oid) continue;
+      const path = topPath.slice(this.location.prefix.length);
+      const facts = this.own.get(path);
+      if (facts !== undefined) this.promote(path, facts, oid);
+    }
+  }
+
+  /** Make dirty file `path` (facts `facts` when it was hashed to `oid`) clean, while it is still exactly that file (facts equal). */
+  private promote(path: string, facts: EntryFacts, oid: string): void {
+    const stats = lstatOrNone(this.rootSlash + path);
+    if (stats === undefined) return;
+    const now = factsOf(stats);
+    if (now.mtimeMs !== facts.mtimeMs || now.ctimeMs !== facts.ctimeMs || now.size !== facts.size || now.ino !== facts.ino || now.mode !== facts.mode) return;
+    this.delta.set(path, FeedModel.row(stats, typeOf(stats), oid));
+    this.own.delete(path);
+    this.ownOid.delete(path);
   }
 
   /**

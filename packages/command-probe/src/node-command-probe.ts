@@ -46,7 +46,7 @@ import { isIgnored, type Rules } from './ignore-rules.js';
 import { limitError, type ListingLimits } from './tree-listing.js';
 import { readText, readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
-import { WarmBlobReader } from './warm-blobs.js';
+import { readLooseBlob, WarmBlobReader } from './warm-blobs.js';
 import { FeedModel, indexFolders, makeBase, patchedTree, readDeltaTree, watchTree, writeDelta, type FeedWindow } from './feed-model.js';
 
 /** Options of {@link NodeCommandProbe}. */
@@ -477,16 +477,23 @@ export class NodeCommandProbe implements CommandProbe {
     const ids = requests.map((request) => request.blobId);
     const feed = this.feedState;
     if (feed !== undefined && feed.model.location.top === saved.top && ids.length > 0) {
-      if (feed.blobs === undefined || feed.blobs.gone) feed.blobs = new WarmBlobReader(this.gitBinary, saved.top);
-      let blobs: Array<Buffer | undefined> | undefined;
-      try {
-        blobs = await feed.blobs.read(ids, maxBytes);
-      } catch {
-        // The warm process failed: the blobs are read by a git of their own below (which names a missing one).
-        blobs = undefined;
+      // Loose objects (what `git add` and `git commit` just wrote) are read in-process; the rest through the warm cat-file.
+      const objectsDir = join(feed.model.location.commonDir, 'objects');
+      const loose = ids.map((id) => readLooseBlob(objectsDir, id, maxBytes));
+      const rest = ids.flatMap((id, index) => (loose[index] === undefined ? [index] : []));
+      let blobs: Array<Buffer | undefined> | undefined = loose;
+      if (rest.length > 0) {
+        if (feed.blobs === undefined || feed.blobs.gone) feed.blobs = new WarmBlobReader(this.gitBinary, saved.top);
+        try {
+          const read = await feed.blobs.read(rest.map((index) => ids[index] as string), maxBytes);
+          rest.forEach((index, at) => (loose[index] = read[at]));
+        } catch {
+          // The warm process failed: the blobs are read by a git of their own below (which names a missing one).
+          blobs = undefined;
+        }
       }
       if (blobs !== undefined) {
-        await Promise.all(blobs.map((bytes, index) => write(index, bytes)));
+        await Promise.all(blobs.map((bytes, index) => write(index, bytes !== undefined && bytes.length > maxBytes ? undefined : bytes)));
         return written;
       }
     }

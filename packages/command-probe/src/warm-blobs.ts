@@ -7,7 +7,33 @@
  * host alive between batches.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { gitEnvironment } from './git.js';
+
+/**
+ * The bytes of blob `blobId` when git keeps it as a loose object in `objectsDir` (read and inflated
+ * in-process, its id checked against the bytes), or undefined when it is not loose (packed, or not
+ * there), is not a whole blob, or inflates to more than `maxBytes` plus its header (the caller still
+ * checks the size: one of up to 32 bytes more comes back).
+ */
+export function readLooseBlob(objectsDir: string, blobId: string, maxBytes: number): Buffer | undefined {
+  let inflated: Buffer;
+  try {
+    // Never inflates more than a blob of maxBytes and its header (a larger one is left to cat-file, which skips it).
+    inflated = inflateSync(readFileSync(join(objectsDir, blobId.slice(0, 2), blobId.slice(2))), { maxOutputLength: Math.max(1, maxBytes + 32) });
+  } catch {
+    return undefined;
+  }
+  const nul = inflated.indexOf(0);
+  const header = nul === -1 ? '' : inflated.toString('latin1', 0, nul);
+  const match = /^blob (\d+)$/.exec(header);
+  if (match === null || Number(match[1]) !== inflated.length - nul - 1) return undefined;
+  if (createHash(blobId.length === 64 ? 'sha256' : 'sha1').update(inflated).digest('hex') !== blobId) return undefined;
+  return inflated.subarray(nul + 1);
+}
 
 /** See the top of this file. */
 export class WarmBlobReader {

@@ -96,6 +96,38 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
     }
   });
 
+  it('blobs git keeps packed come through the warm cat-file, loose ones in-process: rewind exact both ways', async () => {
+    const world = await openWorld((project) => {
+      repository(project);
+      if (sh(project, 'git gc -q && test -z "$(find .git/objects -type f -path \'*/[0-9a-f][0-9a-f]/*\')"') !== 0) throw new Error('git gc left loose objects');
+    }, { probe: { watch: true } });
+    worlds.push(world);
+    expect(await world.probe.startFeed(world.project)).toBe(true);
+    const before = readTree(world.project);
+    const packed = await runInWindow(world, "sed -i 's/lib/LIB/' src/lib/b.txt && chmod 700 run.sh");
+    expect(packed.capture.captured).toEqual([
+      { path: 'run.sh', change: 'mode', source: 'git' },
+      { path: 'src/lib/b.txt', change: 'modified', source: 'git' },
+    ]);
+    sh(world.project, "printf 'loose\\n' > docs/guide.md && git add docs/guide.md");
+    await world.history.makeSnapshot('m2');
+    const staged = readTree(world.project);
+    const loose = await runInWindow(world, 'rm docs/guide.md');
+    expect(loose.capture.captured).toEqual([{ path: 'docs/guide.md', change: 'deleted', source: 'git' }]);
+    // A checkout writes files from the pack: the index names their blobs.
+    await runInWindow(world, 'git checkout -q -f other');
+    const checkedOut = await runInWindow(world, "printf 'changed\\n' >> other.txt");
+    // docs/guide.md came back from the pack: clean by its index entry, so the begin holds no file of its own (as a full scan).
+    expect(checkedOut.window).toMatchObject({ files: 0, copied: 0 });
+    expect(checkedOut.capture.captured).toEqual([{ path: 'other.txt', change: 'modified', source: 'git' }]);
+    expect(world.probe.feedStatus()).toMatchObject({ fullScans: 1, incremental: 8 });
+    const session = new RewindSession({ history: world.history });
+    await session.restore({ messageId: 'm2', mode: 'code' });
+    expect(restorable(readTree(world.project))).toEqual(restorable(staged));
+    await session.restore({ messageId: 'm1', mode: 'code' });
+    expect(restorable(readTree(world.project))).toEqual(restorable({ ...before, 'docs/guide.md': staged['docs/guide.md'] as TreeEntry }));
+  });
+
   it('a drain past the overflow threshold: the feed falls back to a full scan and captures everything', async () => {
     const world = await openWorld(repository, { probe: { watch: { overflowEvents: 5, stallMs: 150 } } });
     worlds.push(world);
