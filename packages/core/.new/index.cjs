@@ -2006,6 +2006,7 @@ function* byteLines(bytes) {
 }
 var LINE_BATCH_BYTES = 256 * 1024;
 function parseLines(lines, each) {
+  const scratch = {};
   let start = 0;
   while (start < lines.length) {
     let end = start;
@@ -2018,7 +2019,7 @@ function parseLines(lines, each) {
     }
     if (end - start >= 2) {
       const batch = lines.slice(start, end);
-      const records = parseBatch(batch);
+      const records = parseBatch(batch, scratch);
       if (records !== void 0) {
         batch.forEach((line, index) => each(isRecordValue(records[index]) ? { record: records[index] } : { reason: "not an object with a type" }, line));
         start = end;
@@ -2033,13 +2034,14 @@ function parseLines(lines, each) {
     start = last;
   }
 }
-function parseBatch(lines) {
+function parseBatch(lines, scratch) {
   let text;
   if (lines.every((line) => "bytes" in line)) {
     const byteLines2 = lines;
     let length = 1;
     for (const line of byteLines2) length += line.end - line.start + 2;
-    const joined = Buffer.allocUnsafe(length);
+    if (scratch.bytes === void 0 || scratch.bytes.length < length) scratch.bytes = Buffer.allocUnsafe(Math.max(length, 2 * LINE_BATCH_BYTES));
+    const joined = scratch.bytes;
     joined[0] = 91;
     let at = 1;
     for (const line of byteLines2) {
@@ -2049,7 +2051,7 @@ function parseBatch(lines) {
       at += 2;
     }
     joined[length - 1] = 93;
-    text = joined.toString("utf8");
+    text = joined.toString("utf8", 0, length);
   } else {
     text = `[${lines.map((line) => "bytes" in line ? lineText(line) : line.text).join("\n,")}
 ]`;

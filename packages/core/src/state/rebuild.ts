@@ -574,6 +574,7 @@ export const LINE_BATCH_BYTES = 256 * 1024;
  * records; they are then checked like any record, as the same records written whole would be.
  */
 export function parseLines(lines: readonly (ByteLine | TextLine)[], each: (parsed: { record: LogRecord } | { reason: string } | undefined, line: ByteLine | TextLine) => void): void {
+  const scratch: { bytes?: Buffer } = {};
   let start = 0;
   while (start < lines.length) {
     let end = start;
@@ -586,7 +587,7 @@ export function parseLines(lines: readonly (ByteLine | TextLine)[], each: (parse
     }
     if (end - start >= 2) {
       const batch = lines.slice(start, end);
-      const records = parseBatch(batch);
+      const records = parseBatch(batch, scratch);
       if (records !== undefined) {
         batch.forEach((line, index) => each(isRecordValue(records[index]) ? { record: records[index] as LogRecord } : { reason: 'not an object with a type' }, line));
         start = end;
@@ -602,14 +603,18 @@ export function parseLines(lines: readonly (ByteLine | TextLine)[], each: (parse
   }
 }
 
-/** The values of `lines` parsed as one JSON array, or undefined when that fails or miscounts. */
-function parseBatch(lines: readonly (ByteLine | TextLine)[]): unknown[] | undefined {
+/**
+ * The values of `lines` parsed as one JSON array, or undefined when that fails or miscounts.
+ * Byte lines are joined in `scratch.bytes`, one buffer reused by every batch of a call.
+ */
+function parseBatch(lines: readonly (ByteLine | TextLine)[], scratch: { bytes?: Buffer }): unknown[] | undefined {
   let text: string;
   if (lines.every((line) => 'bytes' in line)) {
     const byteLines = lines as readonly ByteLine[];
     let length = 1;
     for (const line of byteLines) length += line.end - line.start + 2;
-    const joined = Buffer.allocUnsafe(length);
+    if (scratch.bytes === undefined || scratch.bytes.length < length) scratch.bytes = Buffer.allocUnsafe(Math.max(length, 2 * LINE_BATCH_BYTES));
+    const joined = scratch.bytes;
     joined[0] = 0x5b;
     let at = 1;
     for (const line of byteLines) {
@@ -619,7 +624,7 @@ function parseBatch(lines: readonly (ByteLine | TextLine)[]): unknown[] | undefi
       at += 2;
     }
     joined[length - 1] = 0x5d;
-    text = joined.toString('utf8');
+    text = joined.toString('utf8', 0, length);
   } else {
     text = `[${lines.map((line) => ('bytes' in line ? lineText(line) : line.text)).join('\n,')}\n]`;
   }
