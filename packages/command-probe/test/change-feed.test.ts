@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { NodeCommandProbe } from '../src/index.js';
 import { gitRepository, openWorld, readTree, runInWindow, sh, type TreeEntry, type World } from './helpers.js';
 
+// Feeds here wait up to 10 s for a cut (not 2 s): on a loaded machine a late answer would make a full scan and change the counts asserted.
 const worlds: World[] = [];
 afterEach(async () => {
   for (const world of worlds.splice(0)) await world.close();
@@ -60,7 +61,7 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
   it('every nasty case, one command after another on one probe: the same captures as a full scan, and rewinds exact', async () => {
     const scanned = await openWorld(repository);
     // rebaseRows 3: the delta is folded into a new base tree at most begins, so that path is taken too.
-    const fed = await openWorld(repository, { probe: { watch: { rebaseRows: 3 } } });
+    const fed = await openWorld(repository, { probe: { watch: { rebaseRows: 3, cutTimeoutMs: 10_000 } } });
     worlds.push(scanned, fed);
     expect(await fed.probe.startFeed(fed.project)).toBe(true);
     const before: Array<Record<string, TreeEntry>> = [];
@@ -100,7 +101,7 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
     const world = await openWorld((project) => {
       repository(project);
       if (sh(project, 'git gc -q && test -z "$(find .git/objects -type f -path \'*/[0-9a-f][0-9a-f]/*\')"') !== 0) throw new Error('git gc left loose objects');
-    }, { probe: { watch: true } });
+    }, { probe: { watch: { cutTimeoutMs: 10_000 } } });
     worlds.push(world);
     expect(await world.probe.startFeed(world.project)).toBe(true);
     const before = readTree(world.project);
@@ -129,7 +130,7 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
   });
 
   it('a drain past the overflow threshold: the feed falls back to a full scan and captures everything', async () => {
-    const world = await openWorld(repository, { probe: { watch: { overflowEvents: 5, stallMs: 150 } } });
+    const world = await openWorld(repository, { probe: { watch: { overflowEvents: 5, stallMs: 1000, cutTimeoutMs: 10_000 } } });
     worlds.push(world);
     expect(await world.probe.startFeed(world.project)).toBe(true);
     const before = readTree(world.project);
@@ -168,7 +169,7 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
   });
 
   it('a window begun on the feed and ended by another process (no feed) from the base tree and its delta', async () => {
-    const world = await openWorld(repository, { probe: { watch: true } });
+    const world = await openWorld(repository, { probe: { watch: { cutTimeoutMs: 10_000 } } });
     worlds.push(world);
     expect(await world.probe.startFeed(world.project)).toBe(true);
     await runInWindow(world, "sed -i 's/doc/DOC/' docs/guide.md && printf 'n\\n' > docs/new.txt");
