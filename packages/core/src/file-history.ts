@@ -24,7 +24,7 @@ import { readLogEnds } from './state/log-ends.js';
 import { rebuildStateFromLog, StateRebuilder } from './state/rebuild.js';
 import { rebuildFromTail } from './state/tail-rebuild.js';
 import { latestStateFromTail } from './state/restore-state.js';
-import { notedDiff } from './state/snapshot-chain.js';
+import { entryOf, notedDiff } from './state/snapshot-chain.js';
 import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
 import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
@@ -358,17 +358,16 @@ class SnapshotRecorder {
       const state = this.state();
       if (paths.length > 1 && state.snapshots.at(-1) === snapshot && this.base?.snapshot === snapshot && this.base.sequence === state.snapshotSequence) {
         const entries: Record<string, FileHistoryBackup> = {};
-        for (const path of paths) entries[path] = snapshot.trackedFileBackups[path] as FileHistoryBackup;
+        for (const path of paths) entries[path] = entryOf(snapshot, path) as FileHistoryBackup;
         return this.settle(this.queue.append(attachSnapshotRecord(snapshot.messageId, state.snapshotSequence, entries)), undefined);
       }
-      const written = paths.map((path) => this.queue.append(deltaRecord(snapshot.messageId, path, snapshot.trackedFileBackups[path] as FileHistoryBackup, timestamp) as unknown as LogRecord));
+      const written = paths.map((path) => this.queue.append(deltaRecord(snapshot.messageId, path, entryOf(snapshot, path) as FileHistoryBackup, timestamp) as unknown as LogRecord));
       return this.settle(Promise.all(written), undefined);
     }
     const state = this.state();
     const sequence = state.snapshotSequence;
     const index = state.snapshots.lastIndexOf(snapshot);
     const previous = index > 0 ? state.snapshots[index - 1] : undefined;
-    const backups = snapshot.trackedFileBackups;
     let record: LogRecord | undefined;
     if (previous !== undefined && this.base?.snapshot === previous && this.base.sequence === sequence - 1 && this.diffsSinceFull < FULL_SNAPSHOT_RECORD_EVERY) {
       const noted = notedDiff(snapshot, previous);
@@ -377,11 +376,13 @@ class SnapshotRecorder {
       let removed: string[] = [];
       let tracked: number;
       if (noted !== undefined) {
-        for (const path of noted.changed) entries[path] = backups[path] as FileHistoryBackup;
+        // A snapshot makeSnapshot shares with the one before is read where it changed, not built whole.
+        for (const path of noted.changed) entries[path] = entryOf(snapshot, path) as FileHistoryBackup;
         changed = noted.changed.length;
         removed = [...noted.removed];
         tracked = noted.size;
       } else {
+        const backups = snapshot.trackedFileBackups;
         const before = previous.trackedFileBackups;
         for (const path in backups) {
           const entry = backups[path] as FileHistoryBackup;

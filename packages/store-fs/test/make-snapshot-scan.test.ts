@@ -54,4 +54,40 @@ describe('makeSnapshot on a real file system (the synchronous first pass)', () =
     const rebuilt = await rebuildStateFromLog(new FsBackupStore({ root }).sessionLog('s1'), { projectRoot: project });
     expect(JSON.parse(JSON.stringify(rebuilt.state.snapshots.at(-1)))).toEqual(JSON.parse(JSON.stringify(third)));
   });
+
+  it('back to back, reads the newest snapshot by position, yet sees an attribution added to it since and a file edited since; the log rebuilds each snapshot exactly', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const project = await temporaryFolder();
+    const files = Array.from({ length: 30 }, (_, index) => `lib/f-${String(index).padStart(2, '0')}.txt`);
+    await mkdir(join(project, 'lib'), { recursive: true });
+    await Promise.all(files.map((path) => writeFile(join(project, path), `${path}\n`)));
+    const history = await FileHistory.open({ projectRoot: project, sessionId: 's2', store: new FsBackupStore({ root }), timestampGranularityMs: 0 });
+    await history.makeSnapshot('t1');
+    await Promise.all(files.map((path) => history.trackEdit(join(project, path))));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await history.makeSnapshot('t2');
+    await history.makeSnapshot('t3');
+    const t3 = history.state.snapshots.at(-1) as FileHistorySnapshot;
+    await history.forSubagent({ agentId: 'helper-2', agentType: 'helper' }).trackEdit(join(project, 'lib/f-04.txt'));
+    expect(t3.trackedFileBackups['lib/f-04.txt']?.changedBy).toHaveLength(1);
+    await history.makeSnapshot('t4');
+    const t4 = history.state.snapshots.at(-1) as FileHistorySnapshot;
+    await appendFile(join(project, 'lib/f-07.txt'), 'edited\n');
+    await history.makeSnapshot('t5');
+    const t5 = history.state.snapshots.at(-1) as FileHistorySnapshot;
+    await history.close();
+
+    expect(t4.trackedFileBackups['lib/f-04.txt']?.changedBy).toBeUndefined();
+    expect(t4.trackedFileBackups['lib/f-04.txt']?.backupFileName).toBe(t3.trackedFileBackups['lib/f-04.txt']?.backupFileName);
+    expect(t5.trackedFileBackups['lib/f-07.txt']).toMatchObject({ version: 2, size: 'lib/f-07.txt\nedited\n'.length });
+    for (const path of files.filter((file) => file !== 'lib/f-07.txt')) expect(t5.trackedFileBackups[path]).toBe(t4.trackedFileBackups[path]);
+    expect(Object.keys(t5.trackedFileBackups).sort()).toEqual(files);
+    const records = await snapshotRecords(root, 's2');
+    expect(records.slice(-2).map((record) => [record.kind, Object.keys(record.entries as object)])).toEqual([
+      ['diff', ['lib/f-04.txt']],
+      ['diff', ['lib/f-07.txt']],
+    ]);
+    const rebuilt = await rebuildStateFromLog(new FsBackupStore({ root }).sessionLog('s2'), { projectRoot: project });
+    expect(rebuilt.state.snapshots.map((snapshot) => JSON.parse(JSON.stringify(snapshot)))).toEqual(history.state.snapshots.map((snapshot) => JSON.parse(JSON.stringify(snapshot))));
+  });
 });

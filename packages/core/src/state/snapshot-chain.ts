@@ -23,6 +23,8 @@ interface Link {
 const links = new WeakMap<FileHistorySnapshot, Link>();
 /** Maps built (or given) for chained snapshots. */
 const built = new WeakMap<FileHistorySnapshot, Record<string, FileHistoryBackup>>();
+/** Columns of snapshots whose entries have not changed since (see {@link noteColumn}). */
+const columns = new WeakMap<FileHistorySnapshot, SnapshotColumn>();
 
 /**
  * A snapshot whose entries are those of `previous` with `changes` applied; its map is built on
@@ -42,6 +44,7 @@ export function chainedSnapshot(
     configurable: true,
     get: () => mapOf(snapshot),
     set: (value: Record<string, FileHistoryBackup>) => {
+      columns.delete(snapshot);
       links.delete(snapshot);
       built.set(snapshot, value);
     },
@@ -166,4 +169,46 @@ export function markKeysTracked(snapshot: FileHistorySnapshot): void {
 /** See {@link markKeysTracked}. */
 export function keysTracked(snapshot: FileHistorySnapshot): boolean {
   return covered.has(snapshot);
+}
+
+/**
+ * Set `path`'s entry in `snapshot` in place, as `trackEdit` does to the newest snapshot: in a
+ * deferred snapshot's own changes (its map is not built), else in its map.
+ */
+export function setEntry(snapshot: FileHistorySnapshot, path: string, entry: FileHistoryBackup): void {
+  columns.delete(snapshot);
+  const link = links.get(snapshot);
+  if (link !== undefined) (link.changes as Map<string, FileHistoryBackup | undefined>).set(path, entry);
+  else snapshot.trackedFileBackups[path] = entry;
+}
+
+/**
+ * A snapshot's entries by position, as `makeSnapshot` made them: `entries[i]` is the entry of
+ * `paths[i]`, and the snapshot holds exactly those paths. Beside each entry, what proving the file
+ * unchanged by its timestamps needs (`quick[i]` = 1: the entry names a backup, with its size and
+ * mode, no error and no attribution; then `sizes[i]`, `modes[i]` and `times[i]`, its backup time
+ * in ms), so the next `makeSnapshot` compares each file without a lookup or a read of the entry.
+ */
+export interface SnapshotColumn {
+  readonly paths: readonly string[];
+  readonly entries: ReadonlyArray<FileHistoryBackup>;
+  readonly quick: Uint8Array;
+  readonly sizes: Float64Array;
+  readonly modes: Uint32Array;
+  readonly times: Float64Array;
+}
+
+/** Note `snapshot`'s entries by position (see {@link SnapshotColumn}); kept until an entry is set. */
+export function noteColumn(snapshot: FileHistorySnapshot, column: SnapshotColumn): void {
+  columns.set(snapshot, column);
+}
+
+/** The column noted for `snapshot`, while none of its entries was set since; else undefined. */
+export function columnOf(snapshot: FileHistorySnapshot): SnapshotColumn | undefined {
+  return columns.get(snapshot);
+}
+
+/** Forget `snapshot`'s column (it is no longer the newest: nothing will read it). */
+export function dropColumn(snapshot: FileHistorySnapshot): void {
+  columns.delete(snapshot);
 }

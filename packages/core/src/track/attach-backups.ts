@@ -7,6 +7,7 @@
  */
 import { withAttribution } from '../attribution/agents.js';
 import type { FileHistoryContext, FileHistoryStateUpdater } from '../file-history-context.js';
+import { entryOf, setEntry } from '../state/snapshot-chain.js';
 import { setStateBookkeeping, type EditAttribution, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from '../types.js';
 
 /** How one attachment ended. */
@@ -71,22 +72,22 @@ function flush(updateState: FileHistoryStateUpdater): void {
       finalState = state;
       const latest = state.snapshots.at(-1);
       if (latest === undefined) return state;
-      // The newest snapshot's map and the tracked-file set grow in place: one entry per backup
-      // attached, never a copy of what is already tracked (see FileHistorySnapshot).
-      const backups = latest.trackedFileBackups;
+      // The newest snapshot's entries and the tracked-file set grow in place: one entry per backup
+      // attached, never a copy of what is already tracked (see FileHistorySnapshot); a snapshot
+      // derived from the one before (snapshot-chain.ts) gets it in its own changes, unbuilt.
       for (const item of batch.items) {
-        const existing = backups[item.trackingPath];
+        const existing = entryOf(latest, item.trackingPath);
         if (existing !== undefined || item.backup === undefined) {
           // The file is tracked (now): only the attribution, if this agent is not listed yet; the
           // entry is replaced in place (a new object, so snapshots sharing the old one keep it).
           if (existing === undefined || item.attribution === undefined) continue;
           const entry = withAttribution(existing, item.attribution);
           if (entry === existing) continue;
-          backups[item.trackingPath] = entry;
+          setEntry(latest, item.trackingPath, entry);
           attributed.add(item);
           continue;
         }
-        backups[item.trackingPath] = item.attribution === undefined ? item.backup : withAttribution(item.backup, item.attribution);
+        setEntry(latest, item.trackingPath, item.attribution === undefined ? item.backup : withAttribution(item.backup, item.attribution));
         state.trackedFiles.add(item.trackingPath);
         won.add(item);
       }

@@ -40,6 +40,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { toAbsolutePath, toTrackingPath } from '../paths.js';
 import { realTrackingPath, resolveLinks } from './resolve-links.js';
 import { isBackupReferenced, nextVersion } from '../state/state-queries.js';
+import { entryOf } from '../state/snapshot-chain.js';
 import { attributionFor, entryChangedBy, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
 
 /** Options of {@link fileHistoryTrackEdit}. */
@@ -91,7 +92,7 @@ async function trackEdit(updateState: FileHistoryStateUpdater, path: string, con
     throw new OutsideRootError(`${path} leads to ${absolutePath}, inside fh's own storage, which is never tracked`);
   }
   const attribution = attributionFor(agent, new Date());
-  const tracked = mostRecent.trackedFileBackups[trackingPath];
+  const tracked = entryOf(mostRecent, trackingPath);
   if (tracked !== undefined) {
     if (entryChangedBy(tracked, agent)) return;
     const outcome = await attachBackup(updateState, context, trackingPath, undefined, attribution);
