@@ -55,6 +55,8 @@ export class ChangeFeed {
   /** Set once a cut timed out or the thread failed: every later cut reports it lost. */
   private broken: string | undefined;
   private readonly cutTimeoutMs: number;
+  /** Called at the first event after each cut (must not throw). */
+  onActivity: (() => void) | undefined;
 
   /** `parent`: an absolute folder fh owns (not the project) for the cookie folder. */
   private constructor(parent: string, private readonly options: ChangeFeedOptions) {
@@ -89,6 +91,10 @@ export class ChangeFeed {
     }).finally(() => clearTimeout(timer));
     worker.on('message', (message: { type: string; id?: number }) => {
       if (message.type === 'ready') return;
+      if (message.type === 'activity') {
+        this.onActivity?.();
+        return;
+      }
       const resolve = this.waiting.get(message.id ?? -1);
       if (resolve === undefined) {
         // A cut answered after its wait timed out: its paths are gone.

@@ -17,6 +17,7 @@
  *   the inotify queue that delivered at least `overflowEvents` events (libuv drops the kernel's
  *   IN_Q_OVERFLOW without telling Node; after one, the next drain holds a full queue), a watcher
  *   error, or an event without a name;
+ * - out `{ type: 'activity' }` at the first event after a cut (so the host may cut while idle);
  * - a watched folder whose inode changed or that is gone (deleted, renamed, replaced) is unwatched
  *   with every folder under it, and reported as a changed path.
  * `workerData`: `{ cookieDir, overflowEvents, failWatch, stallMs }` (test faults: `failWatch`, folders
@@ -34,6 +35,7 @@ let lost = undefined;
 let drained = 0;
 let drainReset = false;
 let answered = 0;
+let active = false;
 
 function countEvent() {
   drained += 1;
@@ -84,6 +86,7 @@ function onEvent(folder, type, name) {
     changed = new Set();
     lost = undefined;
     stalled = false;
+    active = false;
     parentPort.postMessage({ type: 'cut', id, paths, lost: reason });
     fs.unlink(path.join(cookieDir, String(name)), () => undefined);
     return;
@@ -95,6 +98,10 @@ function onEvent(folder, type, name) {
   }
   const full = folder + '/' + name;
   changed.add(full);
+  if (!active) {
+    active = true;
+    parentPort.postMessage({ type: 'activity' });
+  }
   if (type === 'rename') {
     if (watchers.has(full)) verify(full);
     if (name === path.basename(folder)) verify(folder);

@@ -105,6 +105,9 @@ export interface WatchOptions extends ChangeFeedOptions {
 /** Default {@link WatchOptions.rescanAfterMs}: 30 minutes (blobs a feed relies on stay referenced by a recent index). */
 export const DEFAULT_RESCAN_AFTER_MS = 30 * 60 * 1000;
 
+/** Delay (ms) from the first change after a cut to the feed's own cut while no window is open. */
+const IDLE_CUT_MS = 50;
+
 /** Blobs up to this size (bytes) are written out synchronously by `materializeBlobs`. */
 const SYNC_WRITE_BYTES = 256 * 1024;
 
@@ -182,7 +185,7 @@ export class NodeCommandProbe implements CommandProbe {
   private readonly trees = new Map<string, ScanTree>();
   private readonly watchOptions: WatchOptions | undefined;
   /** The running change feed and its model of the project. */
-  private feedState: { projectRoot: string; feed: ChangeFeed; model: FeedModel; blobs?: WarmBlobReader } | undefined;
+  private feedState: { projectRoot: string; feed: ChangeFeed; model: FeedModel; blobs?: WarmBlobReader; idleTimer?: NodeJS.Timeout } | undefined;
   /** Windows begun on the feed's model, by id. */
   private readonly feedWindows = new Map<string, FeedWindow>();
   private readonly feedCounts: FeedStatus = { running: false, incremental: 0, fullScans: 0 };
@@ -249,6 +252,7 @@ export class NodeCommandProbe implements CommandProbe {
     this.feedState = undefined;
     for (const window of this.feedWindows.values()) window.stale = true;
     if (state === undefined) return;
+    clearTimeout(state.idleTimer);
     state.blobs?.close();
     await state.feed.close();
     this.dropBaseUnlessUsed(state.model.base.file);
@@ -271,6 +275,7 @@ export class NodeCommandProbe implements CommandProbe {
     this.feedState = undefined;
     for (const window of this.feedWindows.values()) window.stale = true;
     if (previous !== undefined) {
+      clearTimeout(previous.idleTimer);
       previous.blobs?.close();
       await previous.feed.close();
       this.dropBaseUnlessUsed(previous.model.base.file);
@@ -304,7 +309,9 @@ export class NodeCommandProbe implements CommandProbe {
     if (ignoredFolders.length !== pruned.size || ignoredFolders.some((folder) => !pruned.has(folder))) await writeFile(prunedFile, JSON.stringify(ignoredFolders));
     const base = makeBase(this.stateDir, scanned.tree);
     const model = new FeedModel(projectRoot, located, excluded, base, scanned, watched.watched, feed, scannedAt);
-    this.feedState = { projectRoot, feed, model };
+    const state = { projectRoot, feed, model };
+    this.feedState = state;
+    feed.onActivity = () => this.scheduleIdleCut(state);
     this.feedCounts.fullScans += 1;
     return scanned;
   }
@@ -346,6 +353,24 @@ export class NodeCommandProbe implements CommandProbe {
     this.feedWindows.set(windowId, window);
     const scanState: ScanState = { kind: 'scan', top: located.top, prefix: located.prefix, gitDir: located.gitDir, commonDir: located.commonDir, treeFile: model.base.file, ...(deltaFile === undefined ? {} : { deltaFile }) };
     return { kind: 'git', state: scanState as unknown as JsonValue, ...withoutExcluded(excluded, { own: new Map(model.own), ignored: new Map(model.ignored) }) };
+  }
+
+  /**
+   * After the first change since a cut, while no window is open on the feed: a cut
+   * {@link IDLE_CUT_MS} later, so the re-checks of changes made between commands (the user's, a
+   * `git add`) are done while the host waits, not in the next `begin`. Skipped while a window is
+   * open (its end re-checks what the command changed, once).
+   */
+  private scheduleIdleCut(state: NonNullable<typeof this.feedState>): void {
+    if (state.idleTimer !== undefined) clearTimeout(state.idleTimer);
+    state.idleTimer = setTimeout(() => {
+      state.idleTimer = undefined;
+      void this.serialized(async () => {
+        if (this.feedState !== state || state.model.lost !== undefined || this.feedWindows.size > 0) return;
+        await state.model.applyCut();
+      }).catch(() => undefined);
+    }, IDLE_CUT_MS);
+    state.idleTimer.unref();
   }
 
   /** `end` on the change feed, for window `windowId` begun on it; undefined when the feed cannot vouch (the caller scans in full). */
