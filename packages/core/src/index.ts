@@ -36,3 +36,4 @@ export * from './transcript/index.js';
 export * from './rewind/restored-mode.js';
 export * from './verify/index.js';
 export * from './state/tail-mentions.js';
+export * from './state/newest-records.js';

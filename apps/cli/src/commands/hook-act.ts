@@ -2,11 +2,15 @@
  * The part of `fh hook` that acts on an event (see `hook.ts` for what each event does), loaded
  * only for events fh acts on: it opens the store and the session's history.
  *
- * Reads: the session log's two ends (`readLogEnds`) are read once per event, under the session's
- * lock, and handed to `FileHistory.open` (`logEnds`), which does not read them again. An edit
- * event first reads them without the lock: a file the newest snapshot already tracks is settled
- * there, and nothing else is done; only an edit that must back a file up takes the lock, and
- * reads the ends again under it (records appended meanwhile count).
+ * Reads: the session log's newest records (`readNewestRecords`: its ends as bytes, parsed only
+ * from the newest full snapshot record on, with the `fh-session` record; `readLogEnds` where the
+ * store cannot read bytes) are read once per event, under the session's lock, and handed to
+ * `FileHistory.open` (`logEnds`), which does not read them again; a small log is parsed whole
+ * only when a prompt must look further back for its previous prompt. An edit event first reads
+ * them without the lock: a file the newest snapshot already tracks is settled there, and nothing
+ * else is done; only an edit that must back a file up takes the lock, and reads the log again
+ * under it (records appended meanwhile count; a log read whole that is byte for byte unchanged is
+ * not parsed again).
  *
  * The session's lock is held as briefly as the work allows (issue 10: hundreds of hooks at once
  * share it): an edit that must back a file up copies the file's bytes into the store first
@@ -29,6 +33,7 @@ import {
   parseFhSessionRecord,
   prepareTrackEdit,
   readLogEnds,
+  readNewestRecords,
   realPathOrNearest,
   tailMayTrack,
   takeCheckpoint,
@@ -37,7 +42,9 @@ import {
   type BackupStore,
   type LogEnds,
   type LogRecord,
+  type NewestRecords,
   type PreparedEdit,
+  type SessionLog,
   type SessionLock,
   worktreeStateRecord,
   WORKTREE_STATE_RECORD_TYPE,
@@ -96,9 +103,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   let lock = lockFirst ? await lockSession(store, sessionId, lockUntil) : undefined;
   let prepared: PreparedEdit | undefined;
   try {
-    let ends = await readLogEnds(log);
-    let everything: LogRecord[] | undefined = ends?.whole === true ? ends.head : undefined;
-    const allRecords = async (): Promise<LogRecord[]> => (everything ??= (await log.read()).records);
+    let reading = await readLog(log);
+    let { ends } = reading;
+    const allRecords = (): Promise<LogRecord[]> => reading.allRecords();
     const project = await projectOf(sessionId, cwd, options, environment, ends, allRecords);
     const projectRoot = project.root;
     if (!(await isFolder(projectRoot))) throw new Error(`project folder ${projectRoot} (${project.source}) does not exist; nothing recorded`);
@@ -134,8 +141,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
     if (lock === undefined) {
       // A backup to make (or a record to write): under the lock, from the log as it is now.
       lock = await lockSession(store, sessionId, lockUntil);
-      ends = await readLogEnds(log);
-      everything = ends?.whole === true ? ends.head : undefined;
+      reading = await readLog(log, reading);
+      ({ ends } = reading);
     }
     const warnings = warningCollector((line) => process.stderr.write(`fh hook: warning: ${line}\n`));
     const onWarning = (message: string): void => warnings.warn(message);
@@ -183,10 +190,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       const messageId = randomUUID();
       // The records were read under the lock: only this session's own UserPromptSubmit events add
       // user records, so the newest one is the previous prompt.
-      const partial = ends !== undefined && !ends.whole;
       const isPrompt = (record: LogRecord) => record.type === 'user' && typeof record.uuid === 'string';
-      const previous = (partial ? ends?.tail.findLast(isPrompt) : undefined) ?? (await allRecords()).findLast(isPrompt);
-      const worktree = worktreeStateChange(sessionId, cwd, partial ? (ends?.tail ?? []) : await allRecords());
+      const previous = await reading.newestOf('user', isPrompt);
+      const worktree = worktreeStateChange(sessionId, cwd, await reading.newestOf(WORKTREE_STATE_RECORD_TYPE, undefined, { recentOnly: true }));
       await log.append([
         ...(worktree === undefined ? [] : [worktree]),
         userMessageRecord({
@@ -207,6 +213,48 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
     await prepared?.backup.discard();
     await lock?.release();
   }
+}
+
+/** The session log as one event reads it (see {@link readLog}). */
+interface LogReading {
+  /** Its ends: the newest records (`readNewestRecords`), else `readLogEnds`'s; undefined when the log cannot read its ends. */
+  ends: LogEnds | undefined;
+  /** The newest records read, when the log gave them. */
+  newest: NewestRecords | undefined;
+  /** Every record of the log (read, or parsed from the bytes read, on the first call). */
+  allRecords(): Promise<LogRecord[]>;
+  /**
+   * The newest record of `type` that `accept` takes (default: any): from the bytes read
+   * (`NewestRecords.newestOf`), else the records read; past them, from the whole log, unless
+   * `recentOnly` (then only what was read counts).
+   */
+  newestOf(type: string, accept?: (record: LogRecord) => boolean, options?: { recentOnly?: boolean }): Promise<LogRecord | undefined>;
+}
+
+/**
+ * Read the session log's newest records: from its newest full snapshot record on
+ * (`readNewestRecords`), else its ends (`readLogEnds`). With `previous` (read before the lock
+ * was taken), a log read whole that has not changed since is not parsed again.
+ */
+async function readLog(log: SessionLog, previous?: LogReading): Promise<LogReading> {
+  const newest = await readNewestRecords(log, previous?.newest);
+  if (newest !== undefined && newest === previous?.newest) return previous;
+  const ends = newest?.ends ?? (await readLogEnds(log));
+  let everything: LogRecord[] | undefined = newest === undefined && ends?.whole === true ? ends.head : undefined;
+  const allRecords = async () => (everything ??= newest?.allRecords?.() ?? (await log.read()).records);
+  return {
+    ends,
+    newest,
+    allRecords,
+    newestOf: async (type, accept = () => true, options = {}) => {
+      const test = (record: LogRecord) => record.type === type && accept(record);
+      const recent = newest !== undefined ? newest.newestOf(type, accept) : (ends?.whole === true ? ends.head : ends?.tail)?.findLast(test);
+      // A whole log was searched whole: there is nothing past it.
+      const searchedWhole = newest !== undefined ? newest.wholeBytes !== undefined : ends?.whole === true;
+      if (recent !== undefined || searchedWhole || options.recentOnly === true) return recent;
+      return (await allRecords()).findLast(test);
+    },
+  };
 }
 
 /**
@@ -249,14 +297,14 @@ async function projectOf(
 
 /**
  * The `worktree-state` record to append with a prompt, or undefined: the event's `cwd` is in a
- * linked git worktree (see `probeWorktree`) and the newest `worktree-state` among `recent` (the
- * log's tail, or all of it) does not name that worktree, or it is not in one and that record
- * names a worktree (then `worktreeSession: null`, the session left it). Each prompt in a worktree
- * without such a record in `recent` records it again, so the log's tail always settles it.
+ * linked git worktree (see `probeWorktree`) and `last`, the newest `worktree-state` record read
+ * (in the log's last bytes, or all of it), does not name that worktree, or it is not in one and
+ * that record names a worktree (then `worktreeSession: null`, the session left it). Each prompt
+ * in a worktree without such a record in what was read records it again, so the log's tail
+ * always settles it.
  */
-function worktreeStateChange(sessionId: string, cwd: string, recent: readonly LogRecord[]): LogRecord | undefined {
+function worktreeStateChange(sessionId: string, cwd: string, last: LogRecord | undefined): LogRecord | undefined {
   const worktree = probeWorktree(cwd);
-  const last = recent.findLast((record) => record.type === WORKTREE_STATE_RECORD_TYPE);
   const lastPath = (last?.worktreeSession as { worktreePath?: unknown } | null | undefined)?.worktreePath;
   if (worktree !== undefined) return lastPath === worktree.worktreePath ? undefined : worktreeStateRecord(sessionId, worktree);
   return typeof lastPath === 'string' ? worktreeStateRecord(sessionId, null) : undefined;
