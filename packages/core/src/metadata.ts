@@ -46,6 +46,12 @@ export interface MetadataReader {
    * back-to-back sync calls is over ({@link SYNC_SLICE_MS}), so the event loop runs; else undefined.
    */
   pause(): Promise<void> | undefined;
+  /**
+   * `lstat` now, synchronously, timed on its own (so it may be called from anywhere, between
+   * awaits or not); undefined when this reader is not (or no longer) using sync calls. Throws the
+   * file system's errors.
+   */
+  lstatNow(path: string): FsStats | undefined;
 }
 
 /**
@@ -56,7 +62,7 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
   const statSync = fs.statSync;
   const lstatSync = fs.lstatSync;
   if (typeof statSync !== 'function' || typeof lstatSync !== 'function') {
-    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path), statNow: () => undefined, pause: () => undefined };
+    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path), statNow: () => undefined, pause: () => undefined, lstatNow: () => undefined };
   }
   let calls = 0;
   let slowCalls = 0;
@@ -95,5 +101,6 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
     lstat: (path) => timed(lstatSync, path, (target) => fs.lstat(target)),
     statNow: (path) => (async ? undefined : syncCall(statSync, path, lastEnded)),
     pause,
+    lstatNow: (path) => (async ? undefined : syncCall(lstatSync, path, now())),
   };
 }

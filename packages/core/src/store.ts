@@ -74,6 +74,11 @@ export interface WorkspaceFs {
   /** Optional synchronous `realpath`; `trackEdit` resolves symlinks with it when present. */
   realpathSync?(path: string): string;
   /**
+   * Optional synchronous `readFile`: diff stats read a small changed file (up to
+   * `SYNC_READ_LIMIT_BYTES`) with it instead of a few round trips to the thread pool.
+   */
+  readFileSync?(path: string): Uint8Array;
+  /**
    * Optional open flags (`fs.constants` of `node:fs/promises`). When `O_DIRECTORY` and
    * `O_NOFOLLOW` are here, `open` takes numeric flags, handles carry their `fd` and
    * `/proc/self/fd` exists (Linux), rewinds and undos write through folder descriptors that no

@@ -139,6 +139,9 @@ async function countPlan(
     const size = plan.info.size;
     const currentSize = plan.currentStats?.size;
     if (size > cap || (currentSize !== undefined && Number(currentSize) > cap)) return { ...stat, tooLarge: true };
+    // Both sides are read at once: each read is a few round trips to the thread pool (or the store).
+    const current = plan.currentStats === undefined ? Promise.resolve(null) : readCurrent(context, plan.absolutePath, Number(plan.currentStats.size));
+    current.catch(() => undefined);
     try {
       backupBytes = await readBackupBytes(context, plan.backup.backupFileName);
     } catch (error) {
@@ -154,11 +157,11 @@ async function countPlan(
       const digest = createHash('sha256').update(backupBytes).digest('hex');
       if (digest !== recorded.toLowerCase()) return { missingBackup: plan.backup.backupFileName, reason: DAMAGED_REASON };
     }
-    if (plan.currentStats !== undefined) currentBytes = await context.fs.readFile(plan.absolutePath);
+    currentBytes = await current;
   } else {
     if (plan.current === 'symlink') return stat;
     if (Number(plan.currentStats.size) > cap) return { ...stat, tooLarge: true };
-    currentBytes = await context.fs.readFile(plan.absolutePath);
+    currentBytes = await readCurrent(context, plan.absolutePath, Number(plan.currentStats.size));
   }
 
   if (currentBytes !== null && backupBytes !== null && Buffer.compare(currentBytes, backupBytes) === 0) {
@@ -168,6 +171,20 @@ async function countPlan(
   }
   const lines = countLineChanges(currentBytes, backupBytes, timeoutMs());
   return lines === undefined ? { ...stat, tooManyChanges: true } : { ...stat, ...lines };
+}
+
+/** Files up to this size (bytes) are read with one synchronous read where the file system has it. */
+export const SYNC_READ_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * The bytes of the project file at `absolutePath` (`size`: its size when planned): one
+ * synchronous read when the file system offers `readFileSync` and the file is small
+ * ({@link SYNC_READ_LIMIT_BYTES}), else the async read. Errors are the file system's.
+ */
+async function readCurrent(context: FileHistoryContext, absolutePath: string, size: number): Promise<Uint8Array> {
+  const readFileSync = context.fs.readFileSync;
+  if (typeof readFileSync === 'function' && size <= SYNC_READ_LIMIT_BYTES) return readFileSync.call(context.fs, absolutePath);
+  return context.fs.readFile(absolutePath);
 }
 
 /**

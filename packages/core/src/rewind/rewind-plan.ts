@@ -111,8 +111,10 @@ export interface PlanRewindOptions {
 }
 
 /**
- * Plan every target with bounded concurrency (the wide metadata limit for `lstat`s, the normal
- * one for reading bytes and asking the store), in target order (see {@link PlanRewindOptions}).
+ * Plan every target, in target order (see {@link PlanRewindOptions}): first, synchronously where
+ * the file system allows, the files whose metadata proves them unchanged ({@link unchangedNow});
+ * then the others with bounded concurrency (the wide metadata limit for `lstat`s, the normal one
+ * for reading bytes and asking the store).
  */
 export async function planRewind(
   context: FileHistoryContext,
@@ -125,16 +127,67 @@ export async function planRewind(
   const folderState = createFolderChecker(metadata, context.projectRoot);
   const entries = new Map(targets.map((target) => [target.path, target.backup]));
   const deletedByThisRewind = (path: string) => isDeletion(entries.get(path));
-  return mapWithWorkers(
+  const plans = new Array<FilePlan | undefined>(targets.length);
+  const rest: number[] = [];
+  for (let index = 0; index < targets.length; index += 1) {
+    const pause = metadata.pause();
+    if (pause !== undefined) await pause;
+    const target = targets[index] as RewindTarget;
+    if (unchangedNow(context, metadata, target, folderState)) {
+      plans[index] = { kind: 'same', path: target.path };
+      progress.file();
+    } else {
+      rest.push(index);
+    }
+  }
+  const planned = await mapWithWorkers(
     context.metadataLimit,
-    targets,
+    rest,
     context.concurrency,
-    (target) =>
-      planFile(context, metadata, target, folderState, deletedByThisRewind, deferContent)
+    (index) => {
+      const target = targets[index] as RewindTarget;
+      return planFile(context, metadata, target, folderState, deletedByThisRewind, deferContent)
         .catch((error: unknown): FilePlan => ({ kind: 'fail', path: target.path, error: asError(error) }))
-        .finally(() => progress.file()),
+        .finally(() => progress.file());
+    },
     stopWhen,
   );
+  rest.forEach((index, at) => {
+    plans[index] = planned[at];
+  });
+  return plans;
+}
+
+/**
+ * The first pass of planning, without a promise per file (as makeSnapshot's): true when a
+ * synchronous `lstat` finds a regular file, in a folder known to be safe, that size, mode and
+ * timestamps prove equal to its backup at the snapshot, so its plan is `same` (what
+ * {@link planFile} would find). Every other file, and any error, is left to `planFile`, which checks
+ * it again and reports it.
+ */
+function unchangedNow(
+  context: FileHistoryContext,
+  metadata: MetadataReader,
+  target: RewindTarget,
+  folderState: (folder: string) => FolderState | Promise<FolderState>,
+): boolean {
+  const { backup } = target;
+  if (backup === undefined || backup.error !== undefined || backup.backupFileName === null || backup.size === undefined || backup.mode === undefined) return false;
+  let absolutePath: string;
+  try {
+    absolutePath = toAbsolutePath(context.projectRoot, target.path);
+  } catch {
+    return false;
+  }
+  try {
+    const folder = folderState(dirname(absolutePath));
+    if (folder instanceof Promise || folder.kind !== 'ok') return false;
+    const stats = metadata.lstatNow(absolutePath);
+    if (stats === undefined || !stats.isFile()) return false;
+    return compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)?.changed === false;
+  } catch {
+    return false;
+  }
 }
 
 async function planFile(
