@@ -27,7 +27,7 @@ import {
   type FhSessionRecord,
   type RecordWarningHandler,
 } from './records.js';
-import { chainedSnapshot, copyBackupMap, markKeysTracked } from './snapshot-chain.js';
+import { chainedSnapshot, copyBackupMap, markKeysTracked, ownBackup, setBackup } from './snapshot-chain.js';
 import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead, parseFhSnapshotRecord, sniffFhSnapshotLine, type FhSnapshotHead, type SupersededBackups } from './snapshot-records.js';
 
 /** Options of a rebuild. */
@@ -346,9 +346,9 @@ export class StateRebuilder {
     const superseded: Record<string, string> = {};
     for (const key in entries) {
       const entry = entries[key] as FileHistoryBackup;
-      const before = running[key];
+      const before = ownBackup(running, key);
       if (isRetainable(before) && before.backupFileName !== entry.backupFileName) superseded[key] = before.backupFileName;
-      running[key] = entry;
+      setBackup(running, key, entry);
       changes.set(key, entry);
       // Every key the running map holds is in `keys` already.
       if (before === undefined) this.keys.add(key);
@@ -356,7 +356,7 @@ export class StateRebuilder {
     for (const rawKey of parsed.removed) {
       const key = this.migrate(rawKey, label);
       if (key === undefined) continue;
-      const before = running[key];
+      const before = ownBackup(running, key);
       if (isRetainable(before)) superseded[key] = before.backupFileName;
       delete running[key];
       changes.set(key, undefined);
@@ -376,7 +376,7 @@ export class StateRebuilder {
       superseded = {};
       for (const key in this.running) {
         const before = this.running[key];
-        if (isRetainable(before) && map[key]?.backupFileName !== before.backupFileName) superseded[key] = before.backupFileName;
+        if (isRetainable(before) && ownBackup(map, key)?.backupFileName !== before.backupFileName) superseded[key] = before.backupFileName;
       }
     }
     for (const key in map) this.keys.add(key);
@@ -411,14 +411,18 @@ export class StateRebuilder {
   private setEntry(index: number, key: string, backup: FileHistoryBackup): void {
     const node = this.nodes[index] as Node;
     if (index === this.nodes.length - 1 && this.running !== undefined) {
-      if (node.map !== undefined) node.map[key] = backup;
+      // A path this diff removed comes back at the end of the map, as it does in the running map;
+      // a list of changes applied over the previous map would put it back in its old place, so the
+      // node takes the running map as its own (rare: an attachment of a file removed at this turn).
+      if (node.map === undefined && node.changes?.has(key) === true && node.changes.get(key) === undefined) this.build(index);
+      if (node.map !== undefined) setBackup(node.map, key, backup);
       else node.changes?.set(key, backup);
-      if (node.map !== this.running) this.running[key] = backup;
+      if (node.map !== this.running) setBackup(this.running, key, backup);
       return;
     }
     this.build(index + 1);
     this.build(index);
-    (node.map as Record<string, FileHistoryBackup>)[key] = backup;
+    setBackup(node.map as Record<string, FileHistoryBackup>, key, backup);
     node.changes = undefined;
   }
 
@@ -438,7 +442,7 @@ export class StateRebuilder {
     for (let at = start + 1; at <= index; at += 1) {
       for (const [key, entry] of this.nodes[at]?.changes ?? []) {
         if (entry === undefined) delete map[key];
-        else map[key] = entry;
+        else setBackup(map, key, entry);
       }
     }
     node.map = map;
@@ -460,9 +464,9 @@ export class StateRebuilder {
     for (const [rawKey, backup] of Object.entries(parsed)) {
       const key = this.migrate(rawKey, context);
       if (key === undefined) continue;
-      const existing = map[key];
+      const existing = ownBackup(map, key);
       if (existing !== undefined && existing.version >= backup.version) continue;
-      map[key] = backup;
+      setBackup(map, key, backup);
     }
     return map;
   }

@@ -17,6 +17,7 @@
 import { parseChangedBy } from '../attribution/agents.js';
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
+import { setBackup } from './snapshot-chain.js';
 
 /**
  * `{"type":"file-history-snapshot", messageId, snapshot, isSnapshotUpdate}`: a turn's snapshot
@@ -453,7 +454,7 @@ function parseSnapshotRecord(record: JsonObject, warn: RecordWarningHandler, cac
       warn(`${label}: entry with an empty path skipped`);
       continue;
     }
-    trackedFileBackups[trackingPath] = parseBackup(backups[trackingPath], label, trackingPath, warn, cache);
+    setBackup(trackedFileBackups, trackingPath, parseBackup(backups[trackingPath], label, trackingPath, warn, cache));
   }
   return {
     type: 'file-history-snapshot',

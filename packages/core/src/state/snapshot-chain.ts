@@ -99,10 +99,23 @@ export function copyBackupMap(map: Readonly<Record<string, FileHistoryBackup>>):
   const keys = Object.keys(map);
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as string;
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: map[key], enumerable: true, writable: true, configurable: true });
-    else copy[key] = map[key] as FileHistoryBackup;
+    setBackup(copy, key, map[key] as FileHistoryBackup);
   }
   return copy;
+}
+
+/**
+ * `map[key] = entry`, as an own property also for a file named `__proto__` (an assignment would
+ * set the map's prototype instead of adding the entry).
+ */
+export function setBackup(map: Record<string, FileHistoryBackup>, key: string, entry: FileHistoryBackup): void {
+  if (key === '__proto__') Object.defineProperty(map, key, { value: entry, enumerable: true, writable: true, configurable: true });
+  else map[key] = entry;
+}
+
+/** `map[key]` when `map` holds that entry itself, else undefined (`map.__proto__` is not an entry). */
+export function ownBackup(map: Readonly<Record<string, FileHistoryBackup>>, key: string): FileHistoryBackup | undefined {
+  return key === '__proto__' && !Object.hasOwn(map, key) ? undefined : map[key];
 }
 
 function mapOf(snapshot: FileHistorySnapshot): Record<string, FileHistoryBackup> {
@@ -118,7 +131,7 @@ function mapOf(snapshot: FileHistorySnapshot): Record<string, FileHistoryBackup>
   for (let index = pending.length - 1; index >= 0; index -= 1) {
     for (const [path, entry] of (pending[index] as Link).changes) {
       if (entry === undefined) delete map[path];
-      else map[path] = entry;
+      else setBackup(map, path, entry);
     }
   }
   links.delete(snapshot);

@@ -16,6 +16,7 @@
 import type { LogRecord } from '../store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../types.js';
 import { adoptBackupEntry, isBackupFileName, parseBackupEntry, parseRecordTime, type BackupParseCache, type RecordTimes, type RecordWarningHandler } from './records.js';
+import { setBackup } from './snapshot-chain.js';
 
 /** Record type of fh's compact snapshot records. */
 export const FH_SNAPSHOT_RECORD_TYPE = 'fh-snapshot';
@@ -192,7 +193,7 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
     const raw = (rawEntries as Record<string, unknown>)[path];
     // An owned entry taken over in place is already where it belongs.
     if (owned && adoptBackupEntry(raw, times) !== undefined) continue;
-    entries[path] = parseBackupEntry(raw, label, path, warn, cache);
+    setBackup(entries, path, parseBackupEntry(raw, label, path, warn, cache));
   }
   const removed: string[] = [];
   if (head.kind === 'diff' && value.removed !== undefined) {
