@@ -191,8 +191,10 @@ export function keysTracked(snapshot: FileHistorySnapshot): boolean {
 export function setEntry(snapshot: FileHistorySnapshot, path: string, entry: FileHistoryBackup): void {
   columns.delete(snapshot);
   const link = links.get(snapshot);
-  if (link !== undefined) (link.changes as Map<string, FileHistoryBackup | undefined>).set(path, entry);
-  else snapshot.trackedFileBackups[path] = entry;
+  // A path the link removed comes back at the end of the map (as an assignment to a built map
+  // puts it); a change applied over the previous map would put it in its old place: build the map.
+  if (link !== undefined && !(link.changes.has(path) && link.changes.get(path) === undefined)) (link.changes as Map<string, FileHistoryBackup | undefined>).set(path, entry);
+  else setBackup(snapshot.trackedFileBackups, path, entry);
 }
 
 /**
