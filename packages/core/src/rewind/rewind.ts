@@ -33,6 +33,7 @@
  * Folders the deletions leave empty that were created after the snapshot are removed
  * (`empty-folders.ts`); an undo recreates them with the files it puts back.
  */
+import { createHash } from 'node:crypto';
 import { BackupMissingError, CorruptError, errnoCode, FhError } from '../errors.js';
 import { hashWorkspaceFile, type StoredBackup } from '../snapshot/change-detection.js';
 import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } from '../file-history-context.js';
@@ -316,12 +317,28 @@ async function applyPlan(
 async function restoreChecked(context: FileHistoryContext, path: string, backup: StoredBackup, destination: string): Promise<void> {
   await context.store.restoreBackup(context.sessionId, backup.backupFileName, destination);
   if (backup.sha256 === undefined) return;
-  const digest = await hashWorkspaceFile(context.fs, destination, backup.size);
+  const digest = await hashCopy(context, destination, backup.size);
   if (digest !== backup.sha256) {
     throw new CorruptError(
       `${path}: backup ${backup.backupFileName} does not match the content hash recorded when it was made (sha256 ${backup.sha256.slice(0, 12)}…, now ${digest.slice(0, 12)}…), so the file was left as it is; run fh verify to list damaged backups`,
     );
   }
+}
+
+/** Copies up to this size (bytes) are hashed with one synchronous read where the file system has it. */
+const SYNC_HASH_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * Lower-case hex sha256 of the fresh copy at `destination` (`size`: the backup's recorded size):
+ * one synchronous read when it is small and the file system offers `readFileSync` (a read of a
+ * file just written, in the page cache), else read in steps (`hashWorkspaceFile`).
+ */
+async function hashCopy(context: FileHistoryContext, destination: string, size: number | undefined): Promise<string> {
+  const readFileSync = context.fs.readFileSync;
+  if (typeof readFileSync === 'function' && size !== undefined && size <= SYNC_HASH_LIMIT_BYTES) {
+    return createHash('sha256').update(readFileSync.call(context.fs, destination)).digest('hex');
+  }
+  return hashWorkspaceFile(context.fs, destination, size);
 }
 
 function compare(a: string, b: string): number {
