@@ -16,6 +16,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { createMetadataReader } from '../metadata.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
+import { entryOf } from '../state/snapshot-chain.js';
 import { latestBackup, nextVersion } from '../state/state-queries.js';
 import type { FileHistoryBackup, FileHistoryState } from '../types.js';
 import { COMMAND_WINDOW_RECORD_VERSION, type CommandJournal, type CommandWindowRecord, type PreImage, type PreImageCache, type WindowEntry } from './command-journal.js';
@@ -103,7 +104,7 @@ export async function beginCommand(updateState: FileHistoryStateUpdater, context
     let tracked = 0;
     for (const [path, facts] of listing.own) {
       if (context.store.containsPath(toAbsolutePath(context.projectRoot, path))) continue;
-      if (latest.trackedFileBackups[path] !== undefined) {
+      if (entryOf(latest, path) !== undefined) {
         entries[path] = { facts, preImage: { kind: 'tracked' } };
         tracked += 1;
         continue;

@@ -15,6 +15,7 @@ import { captureState, type FileHistoryContext, type FileHistoryStateUpdater } f
 import { createMetadataReader } from '../metadata.js';
 import { backupFileName, toAbsolutePath } from '../paths.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
+import { entryOf } from '../state/snapshot-chain.js';
 import { nextVersion } from '../state/state-queries.js';
 import { attachBackup } from '../track/attach-backups.js';
 import { attributionFor, MAIN_AGENT, type AgentIdentity } from '../attribution/agents.js';
@@ -134,7 +135,7 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
   for (const change of changes) {
     const { path } = change;
     const preImage = change.preImage;
-    if (latest.trackedFileBackups[path] !== undefined || preImage.kind === 'tracked') {
+    if (entryOf(latest, path) !== undefined || preImage.kind === 'tracked') {
       captured.push({ path, change: change.change, source: 'tracked' });
     } else if (preImage.kind === 'none') {
       notCaptured.push({ path, change: change.change, reason: preImage.reason });
