@@ -58,6 +58,8 @@ const STEPS: Array<[string, string]> = [
 ];
 
 describe('command window on a change feed (real git, bash, inotify)', () => {
+  // 16 commands on two worlds (a full-scan twin and the feed), each rewound to every checkpoint:
+  // ~8 s alone, several times that beside the other packages' suites under turbo.
   it('every nasty case, one command after another on one probe: the same captures as a full scan, and rewinds exact', async () => {
     const scanned = await openWorld(repository);
     // rebaseRows 3: the delta is folded into a new base tree at most begins, so that path is taken too.
@@ -95,7 +97,7 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
       const pick = (from: Record<string, TreeEntry>): Record<string, TreeEntry | undefined> => Object.fromEntries((capturedPaths[index] ?? []).filter((path) => path !== 'link.sh').map((path) => [path, from[path]]));
       expect({ step: index, files: pick(tree) }).toEqual({ step: index, files: pick(before[index] as Record<string, TreeEntry>) });
     }
-  });
+  }, 180_000);
 
   it('blobs git keeps packed come through the warm cat-file, loose ones in-process: rewind exact both ways', async () => {
     const world = await openWorld((project) => {
