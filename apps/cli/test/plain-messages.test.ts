@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { appendFile, chmod, readFile, symlink } from 'node:fs/promises';
+import { appendFile, chmod, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, sandbox, writeFiles, type CliResult, type Sandbox } from './helpers.js';
@@ -55,6 +55,23 @@ describe('an edit fh cannot back up is blocked (run as nobody)', () => {
       stderr: `fh hook: could not back up ${join(box.project, 'wo.txt')} before the Write call: cannot read it: permission denied. The Write call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups.\n`,
     });
     expect(asNobody(box, ['--json', 'diff', 't1']).stdout).not.toContain('wo.txt');
+  });
+});
+
+describe('an edit whose store cannot be opened is blocked', () => {
+  it('a store "folder" that is a file: fh hook exits 2 naming the store failure, and the file is untouched', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'precious\n' });
+    const storeFile = join(box.home, 'store-is-a-file');
+    await writeFile(storeFile, 'x');
+    const event = { session_id: 's', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: 'a.txt' } };
+    const result = spawnSync(process.execPath, [cliPath, '--store', `fs:${storeFile}`, 'hook'], { cwd: box.project, env: baseEnvironment(box.home), encoding: 'utf8', input: JSON.stringify(event) });
+    expect([result.status, result.stdout, result.stderr]).toEqual([
+      2,
+      '',
+      `fh hook: could not back up a.txt before the Edit call: the store cannot be used: read session log "${storeFile}/sessions/s.jsonl": ENOTDIR (not a usable file path). The Edit call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups.\n`,
+    ]);
+    expect([await readFile(join(box.project, 'a.txt'), 'utf8'), await readFile(storeFile, 'utf8')]).toEqual(['precious\n', 'x']);
   });
 });
 

@@ -114,6 +114,18 @@ describe('fh --store s3://bucket/prefix', () => {
     expect(await readTree(box.project)).toEqual({ 'a.txt': { content: 'keep\n', mode: 0o644 } });
   });
 
+  it('fh hook: an edit whose bucket does not exist is blocked (exit 2), through the signed-request client and the SDK', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'precious\n' });
+    const event = JSON.stringify({ session_id: 'nb', cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: 'a.txt' } });
+    for (const client of ['signed', 'sdk']) {
+      const result = await runCli(['--store', 's3://no-such-bucket/x', 'hook'], { cwd: box.project, home: box.home, input: event, env: { ...s3Environment(server.endpoint), FH_S3_CLIENT: client } });
+      expect({ client, exitCode: result.exitCode, stdout: result.stdout }).toEqual({ client, exitCode: 2, stdout: '' });
+      expect(result.stderr).toMatch(/^fh hook: could not back up a\.txt before the Edit call: the store cannot be used: .*no-such-bucket.*\. The Edit call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups\.\n$/);
+    }
+    expect(await readFile(join(box.project, 'a.txt'), 'utf8')).toBe('precious\n');
+  });
+
   it('fh hook: a prompt, an edit of a new file and an ignored event load no AWS SDK (the signed-request client sends); FH_S3_CLIENT=sdk loads it', async () => {
     const box = await sandbox();
     await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 } });

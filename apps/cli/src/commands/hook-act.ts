@@ -91,7 +91,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   const environment = options.environment ?? process.env;
   const home = environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir();
   const location = parseStoreUri(options.store ?? defaultStoreUri(environment), { cwd, home });
-  const store = await openStore(location);
+  // An edit waits on its backup: a store that cannot be opened or read blocks it (storeStep).
+  const step = action.kind === 'edit' ? storeStep : <T>(run: () => Promise<T>): Promise<T> => run();
+  const store = await step(() => openStore(location));
   const log = store.sessionLog(sessionId);
   // An edit of a tracked file is settled without the lock; every other action writes, so it
   // takes the lock first and reads the log's ends once, under it: unless the project folder fh
@@ -103,7 +105,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   let lock = lockFirst ? await lockSession(store, sessionId, lockUntil) : undefined;
   let prepared: PreparedEdit | undefined;
   try {
-    let reading = await readLog(log);
+    let reading = await step(() => readLog(log));
     let { ends } = reading;
     const allRecords = (): Promise<LogRecord[]> => reading.allRecords();
     const project = await projectOf(sessionId, cwd, options, environment, ends, allRecords);
@@ -236,6 +238,21 @@ interface LogReading {
  * (`readNewestRecords`), else its ends (`readLogEnds`). With `previous` (read before the lock
  * was taken), a log read whole that has not changed since is not parsed again.
  */
+/**
+ * Run a step that opens or reads the store for an edit. Any failure of it (the store folder is a
+ * file, an S3 bucket that does not exist, …) means the backup cannot be made: it is rethrown as an
+ * `FhError` (code `FH_ERROR`), which `runHookFromStdin` turns into a blocked edit. Errors that
+ * already carry a code are rethrown as they are.
+ */
+async function storeStep<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (FhError.isInstance(error) && error.code !== 'FH_INVALID_ARGUMENT' && error.code !== 'FH_NOT_FOUND' && error.code !== 'FH_UNSUPPORTED') throw error;
+    throw new FhError(`the store cannot be used: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
 async function readLog(log: SessionLog, previous?: LogReading): Promise<LogReading> {
   const newest = await readNewestRecords(log, previous?.newest);
   if (newest !== undefined && newest === previous?.newest) return previous;
