@@ -110,6 +110,9 @@ export async function readBlobs(gitBinary: string, cwd: string, blobIds: readonl
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });
+  // Awaited only after stdout ends; until then a spawn failure (the folder is gone) must not be
+  // an unhandled rejection that ends the embedding process.
+  exited.catch(() => undefined);
   // Bytes not consumed yet: `parts` (concatenated only once a whole header or blob is there, so
   // a large blob is copied once, not once per chunk). A blob over `maxBytes` is counted and dropped.
   let parts: Buffer[] = [];

@@ -90,6 +90,12 @@ describe('command window with the real git and bash', () => {
     expect(readTree(world.project)).toEqual(after);
   });
 
+  it('the project folder deleted by the command: endCommand rejects, and no unhandled error ends the process', async () => {
+    world = await openWorld(baseRepository);
+    const project = world.project;
+    await expect(runInWindow(world, `rm -rf "${project}"`)).rejects.toThrow(/ENOENT/);
+  });
+
   it('mv across folders is a delete plus a create', async () => {
     world = await openWorld(baseRepository);
     const before = readTree(world.project);
