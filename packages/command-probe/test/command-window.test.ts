@@ -492,7 +492,9 @@ describe('listing limits (a project folder of / or a huge folder)', () => {
   });
 
   it('a listing past maxScanMs is stopped (find is killed) and the begin refused', async () => {
-    world = await openWorld(baseRepository);
+    // 3,000 files: their listing takes several ms on any machine, so a 1 ms limit always passes
+    // (a small repository was listed within the same millisecond on a quiet machine).
+    world = await openWorld((project) => gitRepository(project, "mkdir many && for i in $(seq 1 3000); do echo $i > many/$i; done"));
     const probe = limited(world, { maxScanMs: 1 });
     await expect(world.history.beginCommand({ probe, journal: world.journal })).rejects.toThrow("listing it took longer than the scan's time limit (maxScanMs");
     expect(await world.journal.listWindows()).toEqual([]);
