@@ -2,20 +2,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type S3rverHarness } from './s3rver-harness.js';
+import { recordSdkImports } from './sdk-imports.js';
 
-// Which SDK modules the store imports, and when: each module is the real one, its first import
-// recorded (the harness imported the client module before these spies were set).
-const imported: string[] = [];
-vi.doMock('@aws-sdk/client-s3', async (importOriginal) => {
-  imported.push('@aws-sdk/client-s3');
-  return importOriginal();
-});
-vi.doMock('@aws-sdk/lib-storage', async (importOriginal) => {
-  imported.push('@aws-sdk/lib-storage');
-  return importOriginal();
-});
+// Which SDK modules the store imports, and when (the harness imported the client module before).
+const imported = recordSdkImports();
 const { S3BackupStore } = await import('../src/index.js');
 
 let server: S3rverHarness;

@@ -4,20 +4,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedClientConfig } from '../src/signed-client-config.js';
 import { startS3rver, type S3rverHarness } from './s3rver-harness.js';
+import { recordSdkImports } from './sdk-imports.js';
 
-// Which SDK modules the store imports: each module is the real one, its first import recorded.
-const imported: string[] = [];
-vi.doMock('@aws-sdk/client-s3', async (importOriginal) => {
-  imported.push('@aws-sdk/client-s3');
-  return importOriginal();
-});
-vi.doMock('@aws-sdk/lib-storage', async (importOriginal) => {
-  imported.push('@aws-sdk/lib-storage');
-  return importOriginal();
-});
+// Which SDK modules the store imports.
+const imported = recordSdkImports();
 const { S3BackupStore } = await import('../src/index.js');
 
 let server: S3rverHarness;
