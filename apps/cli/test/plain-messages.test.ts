@@ -75,6 +75,31 @@ describe('an edit whose store cannot be opened is blocked', () => {
   });
 });
 
+describe('a Bash command whose store cannot be opened is blocked', () => {
+  it('a store "folder" that is a file: the PreToolUse of Bash exits 2 naming the store failure; its PostToolUse does nothing', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'precious\n' });
+    const storeFile = join(box.home, 'store-is-a-file');
+    await writeFile(storeFile, 'x');
+    const hook = (phase: string) =>
+      spawnSync(process.execPath, [cliPath, '--store', `fs:${storeFile}`, 'hook'], {
+        cwd: box.project,
+        env: baseEnvironment(box.home),
+        encoding: 'utf8',
+        input: JSON.stringify({ session_id: 's', cwd: box.project, hook_event_name: phase, tool_name: 'Bash', tool_input: { command: 'rm a.txt' }, tool_use_id: 'toolu_1' }),
+      });
+    const pre = hook('PreToolUse');
+    expect([pre.status, pre.stdout, pre.stderr]).toEqual([
+      2,
+      '',
+      `fh hook: could not record the project's files before the Bash call: the store cannot be written: not a usable file path. The Bash call was blocked so that no command runs without the backups of what it may change: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let commands go ahead without backups.\n`,
+    ]);
+    const post = hook('PostToolUse');
+    expect(post.status).toBe(0);
+    expect([await readFile(join(box.project, 'a.txt'), 'utf8'), await readFile(storeFile, 'utf8')]).toEqual(['precious\n', 'x']);
+  });
+});
+
 describe('standard output that cannot be written', () => {
   it('> /dev/full: the snapshot is taken, one line says only the report is missing, exit 1, no stack trace', async () => {
     const box = await sandbox();

@@ -91,8 +91,10 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   const environment = options.environment ?? process.env;
   const home = environment.HOME !== undefined && environment.HOME !== '' ? environment.HOME : homedir();
   const location = parseStoreUri(options.store ?? defaultStoreUri(environment), { cwd, home });
-  // An edit waits on its backup: a store that cannot be opened or read blocks it (storeStep).
-  const step = action.kind === 'edit' ? storeStep : <T>(run: () => Promise<T>): Promise<T> => run();
+  // An edit waits on its backup, a command on its window's before-images: a store that cannot be
+  // opened or read blocks it (storeStep).
+  const guarded = action.kind === 'edit' || (action.kind === 'command' && event.hook_event_name === 'PreToolUse');
+  const step = guarded ? storeStep : <T>(run: () => Promise<T>): Promise<T> => run();
   const store = await step(() => openStore(location));
   const log = store.sessionLog(sessionId);
   // An edit of a tracked file is settled without the lock; every other action writes, so it
@@ -102,7 +104,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   const fallback = options.project !== undefined ? resolve(cwd, options.project) : environment.CLAUDE_PROJECT_DIR ? resolve(cwd, environment.CLAUDE_PROJECT_DIR) : cwd;
   const lockFirst = action.kind !== 'edit' && (await isFolder(fallback));
   const lockUntil = options.deadline === undefined ? Date.now() + LOCK_WAIT_MS : Math.max(Date.now(), options.deadline - RECORD_MARGIN_MS);
-  let lock = lockFirst ? await lockSession(store, sessionId, lockUntil) : undefined;
+  let lock = lockFirst ? await step(() => lockSession(store, sessionId, lockUntil)) : undefined;
   let prepared: PreparedEdit | undefined;
   try {
     let reading = await step(() => readLog(log));
@@ -234,14 +236,9 @@ interface LogReading {
 }
 
 /**
- * Read the session log's newest records: from its newest full snapshot record on
- * (`readNewestRecords`), else its ends (`readLogEnds`). With `previous` (read before the lock
- * was taken), a log read whole that has not changed since is not parsed again.
- */
-/**
- * Run a step that opens or reads the store for an edit. Any failure of it (the store folder is a
+ * Run a step that opens, locks or reads the store for an edit or a Bash `PreToolUse`. Any failure of it (the store folder is a
  * file, an S3 bucket that does not exist, …) means the backup cannot be made: it is rethrown as an
- * `FhError` (code `FH_ERROR`), which `runHookFromStdin` turns into a blocked edit. Errors that
+ * `FhError` (code `FH_ERROR`), which `runHookFromStdin` turns into a blocked call. Errors that
  * already carry a code are rethrown as they are.
  */
 async function storeStep<T>(run: () => Promise<T>): Promise<T> {
@@ -253,6 +250,11 @@ async function storeStep<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Read the session log's newest records: from its newest full snapshot record on
+ * (`readNewestRecords`), else its ends (`readLogEnds`). With `previous` (read before the lock
+ * was taken), a log read whole that has not changed since is not parsed again.
+ */
 async function readLog(log: SessionLog, previous?: LogReading): Promise<LogReading> {
   const newest = await readNewestRecords(log, previous?.newest);
   if (newest !== undefined && newest === previous?.newest) return previous;

@@ -43,8 +43,10 @@
  * `PreToolUse` edit whose backup could not be made (the session's lock stayed held or the store
  * did not answer within the hook's budget, the file could not be read, the store refused or failed:
  * `BACKUP_FAILURE_CODES`) exits 2, which makes Claude Code block the tool call and show the model
- * the stderr message (nothing was changed; retry the edit). Any other error (a bad event, a file
- * fh does not track) is logged to stderr and the exit code stays 0.
+ * the stderr message (nothing was changed; retry the edit). A `PreToolUse` of Bash whose window
+ * could not begin for the same reasons (the store cannot be opened or read, the lock stayed held)
+ * is blocked alike: the command would run without the backups of what it may change. Any other
+ * error (a bad event, a file fh does not track) is logged to stderr and the exit code stays 0.
  */
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -114,13 +116,14 @@ const BACKUP_FAILURE_CODES: ReadonlySet<string> = new Set(['FH_LOCKED', 'FH_PERM
  */
 export async function runHookFromStdin(options: HookOptions = {}): Promise<number> {
   const budgetMs = hookTimeoutMs(options.environment ?? process.env);
-  let edit: { path: string; tool: string } | undefined;
+  let edit: { path?: string; tool: string } | undefined;
   const blocked = (reason: string, inTime = true): number => {
-    const what = inTime
-      ? `could not back up ${edit?.path} before the ${edit?.tool} call within the hook's ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS): ${reason}`
-      : `could not back up ${edit?.path} before the ${edit?.tool} call: ${reason}`;
-    const next = inTime ? 'retry it' : 'fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups';
-    process.stderr.write(`fh hook: ${what}. The ${edit?.tool} call was blocked so that no edit goes ahead without its backup: nothing was changed; ${next}.\n`);
+    const subject = edit?.path === undefined ? `record the project's files before the ${edit?.tool} call` : `back up ${edit.path} before the ${edit.tool} call`;
+    const what = inTime ? `could not ${subject} within the hook's ${budgetMs / 1000} s (FH_HOOK_TIMEOUT_MS): ${reason}` : `could not ${subject}: ${reason}`;
+    const calls = edit?.path === undefined ? 'commands' : 'edits';
+    const next = inTime ? 'retry it' : `fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let ${calls} go ahead without backups`;
+    const why = edit?.path === undefined ? 'no command runs without the backups of what it may change' : 'no edit goes ahead without its backup';
+    process.stderr.write(`fh hook: ${what}. The ${edit?.tool} call was blocked so that ${why}: nothing was changed; ${next}.\n`);
     return BLOCK_EXIT_CODE;
   };
   const deadline = setTimeout(() => {
@@ -158,13 +161,14 @@ export async function runHookFromStdin(options: HookOptions = {}): Promise<numbe
  * (it turns `back up "<file>" as …` into `cannot read <file> to back it up: …`): `prepare a
  * backup of "<file>" (session "s"): EACCES (permission denied)` → `cannot read it: permission
  * denied`, or `the store refused the copy: …` when this process can read the file;
- * `lockSession "s": EACCES (…)` → `the store cannot be written: permission denied`; anything else
+ * `lockSession "s": EACCES (…)` (also after `the store cannot be used: `) → `the store cannot be
+ * written: permission denied`; anything else
  * as it is.
  */
 function plainBackupFailure(message: string): string {
   const source = /^prepare a backup of "([^"]*)" \(session "[^"]*"\): [A-Z]+ \((.+)\)$/.exec(message);
   if (source !== null) return `${readable(source[1] ?? '') ? 'the store refused the copy' : 'cannot read it'}: ${source[2]}`;
-  const lock = /^lockSession "[^"]*": [A-Z]+ \((.+)\)$/.exec(message);
+  const lock = /^(?:the store cannot be used: )?lockSession "[^"]*": [A-Z]+ \((.+)\)$/.exec(message);
   if (lock !== null) return `the store cannot be written: ${lock[1]}`;
   return message;
 }
@@ -179,10 +183,15 @@ function readable(path: string): boolean {
   }
 }
 
-/** The file and tool of an edit event (`PreToolUse` of an edit tool), else undefined. */
-function editOf(event: HookEvent): { path: string; tool: string } | undefined {
+/**
+ * The tool call a failure blocks: the file and tool of an edit event (`PreToolUse` of an edit
+ * tool), the tool alone of a `PreToolUse` of Bash (its window holds the before-images of what the
+ * command may change); else undefined.
+ */
+function editOf(event: HookEvent): { path?: string; tool: string } | undefined {
   try {
     const action = hookAction(event);
+    if (action?.kind === 'command' && event.hook_event_name === 'PreToolUse') return { tool: String(event.tool_name) };
     return action?.kind === 'edit' ? { path: action.path, tool: String(event.tool_name) } : undefined;
   } catch {
     return undefined;
