@@ -57,9 +57,10 @@ const REFERENCE_HELP = 'a message id, a unique prefix of it (4+ characters), or 
 
 /**
  * Build the program. `run` receives the chosen command's runner and the merged options;
- * `jsonVersion`: `--version` prints `{ "version" }` (`--json` was given).
+ * `json` (`--json` was given): `--version` prints `{ "version" }`, and `--help` / `fh help
+ * [command]` print `{ "help": "<the help text>" }`.
  */
-export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions) => Promise<void>, settings: { jsonVersion?: boolean } = {}): Command {
+export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions) => Promise<void>, settings: { json?: boolean } = {}): Command {
   const program = new Command('fh');
   program
     .description('Checkpoints and rewind for AI coding agents: back files up before edits, snapshot each turn, rewind any turn.')
@@ -74,8 +75,10 @@ export function buildProgram(run: (runner: CommandRunner, options: GlobalOptions
     .exitOverride()
     .showHelpAfterError('(fh --help shows usage)')
     .configureHelp({ showGlobalOptions: true });
+  // Commands added below inherit this output: with --json, help is one JSON document too.
+  if (settings.json === true) program.configureOutput({ writeOut: (text) => process.stdout.write(`${JSON.stringify({ help: text }, null, 2)}\n`) });
   program.on('option:version', () => {
-    process.stdout.write(settings.jsonVersion === true ? `${JSON.stringify({ version: packageJson.version }, null, 2)}\n` : `${packageJson.version}\n`);
+    process.stdout.write(settings.json === true ? `${JSON.stringify({ version: packageJson.version }, null, 2)}\n` : `${packageJson.version}\n`);
     throw new CommanderError(0, 'commander.version', packageJson.version);
   });
 
@@ -303,7 +306,7 @@ async function runCommand(argv: readonly string[]): Promise<number> {
       context = new CommandContext(options);
       exitCode = (await runner(context)) ?? ExitCode.ok;
     },
-    { jsonVersion: beforeDashes.includes('--json') },
+    { json: beforeDashes.includes('--json') },
   );
   try {
     await program.parseAsync(normaliseArguments(argv), { from: 'user' });

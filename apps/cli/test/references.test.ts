@@ -1,7 +1,7 @@
 /**
  * Short references and argument placement, end to end: id prefixes, turn numbers (shown in
  * `fh list`), one message for an empty or unknown id, `--paths` before the id or after `--`,
- * `--json --version`, and `fh show`.
+ * `--json --version`, `--json help`, and `fh show`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -111,6 +111,17 @@ describe('arguments', () => {
     const help = await box.fh(['--help']);
     expect(help.stdout.replace(/\s+/g, ' ')).toContain('--other-project let track, snapshot, rewind, undo and fork use a --project');
     expect(help.stdout).toMatch(/show <messageId>/);
+  });
+
+  it('--json help, --json --help and --json help <command> print the help text as one JSON document', async () => {
+    const plain = await box.fh(['help']);
+    for (const args of [['--json', 'help'], ['--json', '--help']]) {
+      const result = await box.fh(args);
+      expect([result.exitCode, JSON.parse(result.stdout), result.stderr]).toEqual([0, { help: plain.stdout }, '']);
+    }
+    const rewind = await box.fh(['--json', 'help', 'rewind']);
+    expect([rewind.exitCode, JSON.parse(rewind.stdout)]).toEqual([0, { help: (await box.fh(['help', 'rewind'])).stdout }]);
+    expect(plain.stdout).toMatch(/^Usage: fh \[options\] \[command\]\n/);
   });
 });
 
