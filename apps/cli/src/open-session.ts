@@ -249,17 +249,18 @@ function newestPointTime(records: readonly LogRecord[]): number | undefined {
 
 async function openClaudeSession(context: CommandContext, configDir: string, options: OpenSessionOptions): Promise<OpenedSession> {
   await assertClaudeFolder(configDir);
-  const { ClaudeCodeStore } = await import('@fh/store-fs');
+  const { ClaudeCodeStore, claudeProjectSlug } = await import('@fh/store-fs');
   const claudeStore = new ClaudeCodeStore({ configDir, projectRoot: context.projectRoot });
   if (options.pinned !== undefined) return openClaudeHistory(claudeStore, await claudeStore.readSession(options.pinned.sessionId, { projectRoot: options.pinned.projectRoot }));
   let sessionId = context.sessionIdOption;
   if (sessionId === undefined) {
     const projectRoot = context.projectRoot;
     const realRoot = await realProjectPath(projectRoot);
+    // A session that records no cwd ran where its transcript's folder name (Claude Code's slug) says.
+    const slugs = new Set([claudeProjectSlug(projectRoot), claudeProjectSlug(realRoot)]);
     let latest: { sessionId: string } | undefined;
     for (const session of await claudeStore.listClaudeSessions()) {
-      if (session.projectPath === undefined) continue;
-      if (resolve(session.projectPath) === projectRoot || (await realProjectPath(session.projectPath)) === realRoot) {
+      if (session.projectPath === undefined ? session.projectFolder !== undefined && slugs.has(session.projectFolder) : resolve(session.projectPath) === projectRoot || (await realProjectPath(session.projectPath)) === realRoot) {
         latest = session;
         break;
       }

@@ -633,6 +633,18 @@ describe('BUILT: a transcript that records no working folder (no cwd on any line
     expect(given.json.filesChanged).toEqual(['notes.txt']);
   });
 
+  it('without --session, list run in the folder its transcript is filed under (Claude Code\'s slug) finds it', async () => {
+    const found = await target.json<{ sessionId: string; checkpoints: Array<Record<string, any>> }>(['list'], project);
+    expect(found.result.exitCode).toBe(0);
+    expect([found.json.sessionId, found.json.checkpoints.map((checkpoint) => checkpoint.messageId)]).toEqual([SESSION, ['u1', 'u2']]);
+    expect(found.result.stderr).toBe(
+      `fh: using Claude Code session ${SESSION}, the latest of ${project} (pass --session to choose)\n` +
+        `fh: Claude Code session ${SESSION} records no working folder; reading it against ${project} (pass --project to choose the folder it ran in)\n`,
+    );
+    const elsewhere = await target.fh(['list'], dirname(project));
+    expect([elsewhere.exitCode, elsewhere.stderr]).toEqual([2, `fh: no session given and no Claude Code session of ${dirname(project)} in ${target.configDir}: pass --session <id> (fh --claude ${target.configDir} --store fs:${target.store} sessions lists them)\n`]);
+  });
+
   it('a rewind without --project is refused (exit 2) and writes nothing; with --project it restores the bytes', async () => {
     const refused = await target.fh(['--session', SESSION, 'rewind', 'u2', '--mode', 'code', '--yes'], project);
     expect(refused.exitCode).toBe(2);

@@ -69,6 +69,12 @@ export interface ClaudeCodeSessionInfo {
   projectPath: string | undefined;
   /** Absolute path of the transcript, if the session has one. */
   transcriptPath: string | undefined;
+  /**
+   * The name of the `projects/` folder holding the transcript (Claude Code's slug of the folder
+   * the session ran in, see {@link claudeProjectSlug}), if the session has one: what says where
+   * a session that records no `cwd` ran.
+   */
+  projectFolder: string | undefined;
   /** Latest mtime of its transcript and backups. */
   lastModified: Date;
   /** Bytes of its transcript and backups. */
@@ -303,7 +309,7 @@ export class ClaudeCodeStore implements BackupStore {
     const entry = (sessionId: string): ClaudeCodeSessionInfo => {
       let info = sessions.get(sessionId);
       if (info === undefined) {
-        info = { sessionId, projectPath: undefined, transcriptPath: undefined, lastModified: new Date(0), bytes: 0, backups: 0 };
+        info = { sessionId, projectPath: undefined, transcriptPath: undefined, projectFolder: undefined, lastModified: new Date(0), bytes: 0, backups: 0 };
         sessions.set(sessionId, info);
       }
       return info;
@@ -322,6 +328,7 @@ export class ClaudeCodeStore implements BackupStore {
         const info = entry(name.slice(0, -'.jsonl'.length));
         if (info.transcriptPath !== undefined) continue;
         info.transcriptPath = path;
+        info.projectFolder = project;
         info.projectPath = await this.firstCwd(path);
         note(info, stats.size, stats.mtimeMs);
       }

@@ -85,6 +85,7 @@ describe('ClaudeCodeStore', () => {
         sessionId: OTHER_SESSION,
         projectPath: fixture.otherProjectRoot,
         transcriptPath: otherTranscript,
+        projectFolder: slugOf(fixture.otherProjectRoot),
         lastModified: new Date('2026-05-21T00:00:00Z'),
         bytes: (await stat(otherTranscript)).size,
         backups: 0,
@@ -93,11 +94,12 @@ describe('ClaudeCodeStore', () => {
         sessionId: SESSION,
         projectPath: fixture.projectRoot,
         transcriptPath: fixture.transcriptPath,
+        projectFolder: slugOf(fixture.projectRoot),
         lastModified: new Date('2026-05-20T00:00:00Z'),
         bytes: transcriptBytes + backupBytes,
         backups: 4,
       },
-      { sessionId: ORPHAN_SESSION, projectPath: undefined, transcriptPath: undefined, lastModified: new Date('2026-01-01T00:00:00Z'), bytes: 3, backups: 1 },
+      { sessionId: ORPHAN_SESSION, projectPath: undefined, transcriptPath: undefined, projectFolder: undefined, lastModified: new Date('2026-01-01T00:00:00Z'), bytes: 3, backups: 1 },
     ]);
     expect((await store.listSessions()).map((session) => session.sessionId)).toEqual([OTHER_SESSION, SESSION, ORPHAN_SESSION]);
     expect(BACKUP_TIME.getTime()).toBeLessThan(new Date('2026-05-20T00:00:00Z').getTime());
