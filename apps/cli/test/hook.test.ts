@@ -309,6 +309,20 @@ describe('fh hook: which project', () => {
     });
     await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
   });
+
+  it('an edit of a file outside the project: one stderr line, exit 0, no session recorded (not even a first checkpoint)', async () => {
+    const box = await sandbox();
+    const outside = join(box.home, 'elsewhere.txt');
+    await writeFile(outside, 'not ours\n');
+    const input = JSON.stringify({ session_id: SESSION, cwd: box.project, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: outside, content: 'x' } });
+    expect(await runCli(['hook'], { home: box.home, cwd: box.project, input })).toEqual({
+      exitCode: 0,
+      stdout: '',
+      stderr: `fh hook: ${outside} is outside the project root ${box.project}; nothing recorded\n`,
+    });
+    expect((await readdir(join(box.home, '.fh', 'sessions')).catch(() => [])).length).toBe(0);
+    expect(await readFile(outside, 'utf8')).toBe('not ours\n');
+  });
 });
 
 describe('fh hook: PreToolUse before any prompt', () => {

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   agentFromIds,
   entryChangedBy,
@@ -128,7 +128,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       try {
         key = toTrackingPath(projectRoot, absolutePath);
       } catch {
-        // Outside the root as written (perhaps inside its real location): trackEdit decides.
+        // Outside the root as written: trackEdit decides a path inside the root's real location;
+        // one outside it too is refused here, before anything (a session, its first checkpoint) is recorded.
+        if (outsideRealRoot(projectRoot, absolutePath)) throw new Error(`${absolutePath} is outside the project root ${projectRoot}; nothing recorded`);
       }
       // From the newest full record on (the tail, or the whole log when it was read whole). A file
       // no record from there on names (a new file) is not tracked: no snapshot is rebuilt to see it.
@@ -342,6 +344,23 @@ function throughSymlink(projectRoot: string, absolutePath: string): boolean {
     return real !== join(realRoot, relative(projectRoot, absolutePath));
   } catch {
     return true;
+  }
+}
+
+/**
+ * True when `absolutePath` is outside the real location of `projectRoot` too: the real path of its
+ * nearest existing part is not the root's real path or below it. False when either cannot be
+ * resolved (trackEdit then decides).
+ */
+function outsideRealRoot(projectRoot: string, absolutePath: string): boolean {
+  try {
+    const realRoot = realpathSync.native(projectRoot);
+    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    if (real === undefined) return false;
+    const below = relative(realRoot, real);
+    return below === '..' || below.startsWith(`..${sep}`) || isAbsolute(below);
+  } catch {
+    return false;
   }
 }
 
