@@ -310,6 +310,13 @@ describe('fh hook: which project', () => {
     await expect(stat(join(box.home, '.fh'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('a Stop in a session with no records yet: exit 0, silent, no session recorded', async () => {
+    const box = await sandbox();
+    const input = JSON.stringify({ session_id: SESSION, cwd: box.project, hook_event_name: 'Stop' });
+    expect(await runCli(['hook'], { home: box.home, cwd: box.project, input })).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect((await readdir(join(box.home, '.fh', 'sessions')).catch(() => [])).length).toBe(0);
+  });
+
   it('an edit of a file outside the project: one stderr line, exit 0, no session recorded (not even a first checkpoint)', async () => {
     const box = await sandbox();
     const outside = join(box.home, 'elsewhere.txt');

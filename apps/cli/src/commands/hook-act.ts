@@ -109,6 +109,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   try {
     let reading = await step(() => readLog(log));
     let { ends } = reading;
+    // A turn's end in a session with no records yet (no prompt, no edit seen): nothing to mark.
+    if (action.kind === 'stop' && ends?.whole === true && ends.head.length === 0) return;
     const allRecords = (): Promise<LogRecord[]> => reading.allRecords();
     const project = await projectOf(sessionId, cwd, options, environment, ends, allRecords);
     const projectRoot = project.root;
