@@ -70,9 +70,9 @@ describe('fh hook', () => {
   it('Stop records an end-of-turn checkpoint that a rewind brings back byte-exact', async () => {
     const box = await sandbox();
     const quiet = { exitCode: 0, stdout: '', stderr: '' };
-    // Stop before any turn: nothing is tracked, so nothing is recorded.
+    // Stop before any turn: nothing is tracked, so nothing is recorded (not even the session).
     expect(await hook(box, await event('stop', box))).toEqual(quiet);
-    expect(JSON.parse((await fhHome(box, ['list'])).stdout).checkpoints).toEqual([]);
+    expect((await readdir(join(box.home, '.fh', 'sessions')).catch(() => [])).length).toBe(0);
     await writeFiles(box.project, { 'build.sh': { content: '#!/bin/sh\necho build\n', mode: 0o755 } });
     expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
     expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
