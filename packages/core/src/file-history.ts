@@ -42,6 +42,15 @@ import { mayHoldPoints, readTimeline, recoverPending, type RecoveryResult } from
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
 
+/** Options of {@link FileHistory.makeSnapshot}. */
+export interface MakeSnapshotOptions {
+  /**
+   * Log records written in the same append as the snapshot's record, just before it (the turn's
+   * `user` message record, say): one durable write for both, one request on S3.
+   */
+  records?: readonly LogRecord[];
+}
+
 /** Options of {@link FileHistory.open}. */
 export interface FileHistoryOptions {
   /** Absolute project root; tracked paths are kept relative to it. */
@@ -333,6 +342,7 @@ class SnapshotRecorder {
   private base: { snapshot: FileHistorySnapshot; sequence: number } | undefined;
   private entriesSinceFull = 0;
   private diffsSinceFull = 0;
+  private leading: readonly LogRecord[] | undefined;
 
   constructor(
     private readonly queue: RecordQueue,
@@ -346,9 +356,26 @@ class SnapshotRecorder {
     this.base = newest !== undefined && diffBase !== undefined && diffBase === state.snapshotSequence ? { snapshot: newest, sequence: diffBase } : undefined;
   }
 
+  /**
+   * Records to write in the same append as the next new snapshot's record, before it
+   * (`MakeSnapshotOptions.records`); {@link takeLeading} returns them if no snapshot took them.
+   */
+  lead(records: readonly LogRecord[]): void {
+    this.leading = records.length === 0 ? undefined : records;
+  }
+
+  /** The records {@link lead} set that no snapshot record took (undefined when taken or none). */
+  takeLeading(): readonly LogRecord[] | undefined {
+    const left = this.leading;
+    this.leading = undefined;
+    return left;
+  }
+
   record(snapshot: FileHistorySnapshot, isUpdate: boolean, attachedPaths?: readonly string[]): Promise<void> {
+    const leading = isUpdate ? [] : (this.takeLeading() ?? []);
     if (this.form === 'claude-code') {
       const written = isUpdate && attachedPaths !== undefined ? attachmentRecords(snapshot, attachedPaths) : [snapshotRecord(snapshot, isUpdate)];
+      if (leading.length > 0) return this.queue.appendAll([...leading, ...(written as unknown as LogRecord[])]);
       return Promise.all(written.map((record) => this.queue.append(record as unknown as LogRecord))).then(() => undefined);
     }
     if (isUpdate) {
@@ -406,7 +433,7 @@ class SnapshotRecorder {
       this.diffsSinceFull = 0;
     }
     this.base = undefined;
-    return this.settle(this.queue.append(record), { snapshot, sequence });
+    return this.settle(leading.length > 0 ? this.queue.appendAll([...leading, record]) : this.queue.append(record), { snapshot, sequence });
   }
 
   /** After the write: the log holds `next` exactly (or, for an attachment, still the same base); on failure nothing is trusted. */
@@ -623,8 +650,13 @@ export class FileHistory implements FileHistoryReader {
    * listeners ran (a listener's error rejects this call; the snapshot stays made). Undefined when
    * tracking is off. Throws `ConflictError` when the session already has a snapshot for
    * `messageId` (a second one would hide the first from rewinds).
+   *
+   * `options.records`: log records (the turn's user message, say) written in the same append as
+   * the snapshot's record, just before it, so one durable write (one request on S3) holds both.
+   * When no snapshot record is written (a no-op updater) they are appended alone; when making the
+   * snapshot fails before its record is written, they are not written. Ignored without a log.
    */
-  async makeSnapshot(messageId: string): Promise<FileHistorySnapshot | undefined> {
+  async makeSnapshot(messageId: string, options: MakeSnapshotOptions = {}): Promise<FileHistorySnapshot | undefined> {
     this.assertOpen();
     if (!this.enabled) return undefined;
     return this.runSerially(async () => {
@@ -632,7 +664,18 @@ export class FileHistory implements FileHistoryReader {
       if (findSnapshot(this.current, messageId) !== undefined) {
         throw new ConflictError(`session ${JSON.stringify(this.sessionId)} already has a snapshot for message ${JSON.stringify(messageId)}: each user turn needs its own message id`);
       }
-      const snapshot = await fileHistoryMakeSnapshot(this.updateState, messageId, this.context);
+      const records = this.recorder === undefined || options.records === undefined || options.records.length === 0 ? undefined : options.records;
+      if (records !== undefined) this.recorder?.lead(records);
+      let snapshot: FileHistorySnapshot | undefined;
+      try {
+        snapshot = await fileHistoryMakeSnapshot(this.updateState, messageId, this.context);
+      } catch (error) {
+        this.recorder?.takeLeading();
+        throw error;
+      }
+      // No snapshot record took them (the updater recorded nothing): they go out alone.
+      const left = records === undefined ? undefined : this.recorder?.takeLeading();
+      if (left !== undefined) await this.records?.appendAll(left);
       if (snapshot !== undefined && this.listeners.size > 0) await this.emitFilesChanged(snapshot);
       return snapshot;
     });

@@ -201,7 +201,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       const isPrompt = (record: LogRecord) => record.type === 'user' && typeof record.uuid === 'string';
       const previous = await reading.newestOf('user', isPrompt);
       const worktree = worktreeStateChange(sessionId, cwd, await reading.newestOf(WORKTREE_STATE_RECORD_TYPE, undefined, { recentOnly: true }));
-      await log.append([
+      // The prompt's records and its snapshot go out in one append (one request on S3).
+      const records = [
         ...(worktree === undefined ? [] : [worktree]),
         userMessageRecord({
           uuid: messageId,
@@ -211,8 +212,8 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
           timestamp: new Date(),
           cwd,
         }),
-      ]);
-      await history.makeSnapshot(messageId);
+      ];
+      await history.makeSnapshot(messageId, { records });
     } finally {
       await history.close();
       warnings.flush();

@@ -39,6 +39,22 @@ export class RecordQueue {
     return written;
   }
 
+  /**
+   * Queue `records`, in order, behind every record queued before them, all in one batch (one
+   * `append` of the log, unless a batch in flight holds records queued before them: then in the
+   * next one, together). Resolves once all are durable; rejects like {@link append}.
+   */
+  appendAll(records: readonly LogRecord[]): Promise<void> {
+    const written = records.map(
+      (record) =>
+        new Promise<void>((resolve, reject) => {
+          this.pending.push({ record, resolve, reject });
+        }),
+    );
+    this.draining ??= this.drain();
+    return Promise.all(written).then(() => undefined);
+  }
+
   /** Resolves when every record queued so far has been written (or has failed). Never rejects. */
   async flush(): Promise<void> {
     while (this.draining !== undefined) await this.draining;
