@@ -2,10 +2,10 @@
  * A small S3 client for the handful of requests the store sends (PutObject, GetObject,
  * HeadObject, DeleteObject, DeleteObjects, ListObjectsV2, CopyObject): each request signed with
  * Signature Version 4 by the AWS SDK's own signer (`@smithy/signature-v4`), sent with `node:http`/
- * `node:https` over keep-alive connections, its XML answer read with the SDK's own parser
- * (`@aws-sdk/xml-builder`). Loading it costs a few ms where the SDK's client costs 0.1–0.2 s
- * (its module graph, its credential and endpoint resolution on the first request), which an
- * agent hook pays on every event (issue 16).
+ * `node:https` (loaded only for an https endpoint) over keep-alive connections, its XML answer
+ * read with the SDK's own parser (`@aws-sdk/xml-builder`). Loading it costs a few ms where the
+ * SDK's client costs 0.1–0.2 s (its module graph, its credential and endpoint resolution on the
+ * first request), which an agent hook pays on every event (issue 16).
  *
  * It covers only configurations whose outcome is known without the SDK's resolution chains
  * (`signedClientConfig` in `signed-client-config.ts`): static credentials, a region, and a custom endpoint addressed
@@ -22,7 +22,6 @@ import { parseXML } from '@aws-sdk/xml-builder';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { SignedClientConfig } from './signed-client-config.js';
 
 /** A request the store sends: the operation and its input, as the SDK's command classes hold them. */
@@ -160,13 +159,20 @@ export class SignedS3Client {
   readonly config: { endpoint?: () => Promise<{ protocol: string; hostname: string; port?: string; path: string }>; region: () => Promise<string> };
   private readonly signer: SignatureV4;
   private readonly agent: HttpAgent;
-  private readonly secure: boolean;
+  /** `node:http`'s or, for an https endpoint, `node:https`'s `request` (https, with TLS, is loaded only then). */
+  private readonly transport: typeof httpRequest;
   /** ms to add to this machine's clock, learnt from a RequestTimeTooSkewed answer (as the SDK corrects skew). */
   private clockOffsetMs = 0;
 
   constructor(private readonly options: SignedClientConfig) {
-    this.secure = options.endpoint.protocol === 'https:';
-    this.agent = this.secure ? new HttpsAgent({ keepAlive: true, maxSockets: 50 }) : new HttpAgent({ keepAlive: true, maxSockets: 50 });
+    if (options.endpoint.protocol === 'https:') {
+      const https = process.getBuiltinModule('node:https');
+      this.agent = new https.Agent({ keepAlive: true, maxSockets: 50 });
+      this.transport = https.request;
+    } else {
+      this.agent = new HttpAgent({ keepAlive: true, maxSockets: 50 });
+      this.transport = httpRequest;
+    }
     this.signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: 's3', sha256: NodeSha256, uriEscapePath: false, applyChecksum: true });
     const { endpoint } = options;
     this.config = {
@@ -232,9 +238,8 @@ export class SignedS3Client {
     const search = Object.entries(planned.query)
       .map(([name, value]) => (value === '' ? escapeUri(name) : `${escapeUri(name)}=${escapeUri(value)}`))
       .join('&');
-    const send = this.secure ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const request = send({
+      const request = this.transport({
         method: planned.method,
         hostname: hostname.replace(/^\[(.*)\]$/, '$1'),
         ...(endpoint.port === '' ? {} : { port: Number(endpoint.port) }),
