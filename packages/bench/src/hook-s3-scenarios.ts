@@ -21,6 +21,8 @@
  * is left over is loading the AWS SDK's client (shown as an `info` row: `node` importing
  * `@aws-sdk/client-s3` against `node -e 0`), which every event that sends a request needs; an
  * event that sends none (PostToolUse) loads no SDK, and a small backup loads no multipart uploader.
+ * With `FH_BENCH_S3_REQUESTS=1` each S3 event's requests (method and path, as s3rver received
+ * them) are printed, round by round.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -68,11 +70,13 @@ async function run(context: BenchContext): Promise<void> {
   });
   // Count every request s3rver answers (wrapping its Koa handler).
   let requests = 0;
+  const trace: string[] = [];
   const httpServer = (server as unknown as { httpServer: Server }).httpServer;
   const koa = httpServer.listeners('request')[0] as (request: IncomingMessage, response: ServerResponse) => void;
   httpServer.removeAllListeners('request');
   httpServer.on('request', (request: IncomingMessage, response: ServerResponse) => {
     requests += 1;
+    trace.push(`${request.method} ${decodeURIComponent(request.url ?? '')}`);
     koa(request, response);
   });
   const endpoint = `http://127.0.0.1:${port}`;
@@ -146,8 +150,10 @@ async function run(context: BenchContext): Promise<void> {
         },
         run: async () => {
           const before = requests;
+          trace.length = 0;
           await runHook(store.uri, input, store.environment, folders.project);
           counts.get(name)?.push(requests - before);
+          if (process.env.FH_BENCH_S3_REQUESTS) log(`${name}: ${trace.join(' | ')}`);
         },
       });
     }
