@@ -118,6 +118,16 @@ export interface PreparedBackup {
   discard(): Promise<void>;
 }
 
+/** One backup to make from bytes in memory ({@link BackupStore.putBackups}). */
+export interface BackupBytes {
+  /** The new backup's name (a single path segment, as for `putBackup`). */
+  backupFileName: string;
+  /** Its whole content. */
+  bytes: Uint8Array;
+  /** Permission bits it records (`& 0o7777`; a restore gives them back). */
+  mode: number;
+}
+
 /** Features a store may or may not have; the core checks these before relying on them. */
 export interface StoreCapabilities {
   /** `carryBackup` can share a backup between sessions without copying bytes (hard link). */
@@ -288,6 +298,22 @@ export interface BackupStore {
    * next `lockSession` of the session once its process no longer runs (issue 10).
    */
   prepareBackup?(sessionId: string, sourcePath: string): Promise<PreparedBackup>;
+
+  /**
+   * Optional: make one new backup of session `sessionId` per item, holding exactly the item's
+   * bytes and permission bits, all at once (the command window stores the before-bytes of the
+   * files a command changed this way: issue 12). Unlike `putBackup`, every backup stored is
+   * already durable (bytes and name: for files, each fsynced and its folder once, in parallel) when
+   * the promise resolves, so the record that names them may be appended at once.
+   * Resolves with one result per item, in order: its `BackupInfo` (size, mode and sha256 of what
+   * was stored), or the item's error: `ConflictError` when the name is taken (nothing is
+   * overwritten), `InvalidArgumentError` for a bad name, the store's errors (`UnavailableError`,
+   * `PermissionError`, ...). An item that fails leaves no backup behind; the others are kept.
+   * Throws `InvalidArgumentError` for a bad `sessionId` and the store's errors that concern the
+   * whole batch (nothing is left then). A store without it stores such bytes with `putBackup`
+   * from a file.
+   */
+  putBackups?(sessionId: string, items: readonly BackupBytes[]): Promise<Array<BackupInfo | Error>>;
 
   /** Size, mode (and sha256) of a backup, or `null` if it does not exist. */
   statBackup(sessionId: string, backupFileName: string): Promise<BackupInfo | null>;

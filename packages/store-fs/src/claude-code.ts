@@ -30,6 +30,7 @@ import {
   restoreStateFromLog,
   restoreStateWithOutside,
   OUTSIDE_ROOT,
+  type BackupBytes,
   type BackupInfo,
   type BackupStore,
   type FileHistoryState,
@@ -197,6 +198,12 @@ export class ClaudeCodeStore implements BackupStore {
   async putBackup(sessionId: string, backupFileName: string, sourcePath: string): Promise<BackupInfo> {
     await this.assertWritable(sessionId, 'putBackup');
     return this.backups.putBackup(sessionId, backupFileName, sourcePath);
+  }
+
+  /** Store backups from bytes into a session this store created (see `FsBackupStore.putBackups`); `UnsupportedError` for an existing session. */
+  async putBackups(sessionId: string, items: readonly BackupBytes[]): Promise<Array<BackupInfo | Error>> {
+    await this.assertWritable(sessionId, 'putBackups');
+    return this.backups.putBackups(sessionId, items);
   }
 
   /** Size and mode of a backup in `file-history/{sessionId}/`, or null. */

@@ -62,6 +62,7 @@ import {
   LockedError,
   NotFoundError,
   errnoCode,
+  type BackupBytes,
   type BackupInfo,
   type BackupStore,
   type PreparedBackup,
@@ -267,6 +268,69 @@ export class FsBackupStore implements BackupStore {
         await this.removePreparedCopy(tempPath);
       },
     };
+  }
+
+  /**
+   * Make one backup per item from its bytes (see `BackupStore.putBackups`): each is written once,
+   * straight into a temp of the session's folder (created exclusively, chmod'ed to the item's
+   * bits), hard-linked to its name (EEXIST → that item's `ConflictError`; or renamed into place
+   * where the file system has no hard links) and its temp removed; then every new backup and the
+   * folder are fsynced together, in parallel on the thread pool, so the batch costs about one
+   * fsync instead of one per file. A failed fsync removes the batch's backups (each item gets the
+   * error). Durable when it resolves: the session log's next append does not fsync them again.
+   */
+  async putBackups(sessionId: string, items: readonly BackupBytes[]): Promise<Array<BackupInfo | Error>> {
+    validateName('sessionId', sessionId);
+    const folder = this.sessionFolder(sessionId);
+    const results: Array<BackupInfo | Error> = items.map(() => new Error('not stored'));
+    if (items.length === 0) return results;
+    this.refuseLinkedFolder(join(this.root, 'file-history'));
+    this.refuseLinkedFolder(folder);
+    if (!this.existsSync(folder, `store backups of session "${sessionId}"`)) await this.mkdir(folder, `store backups of session "${sessionId}"`);
+    const stored: Array<{ index: number; finalPath: string; handle: nodeFsPromises.FileHandle }> = [];
+    await Promise.all(
+      items.map(async (item, index) => {
+        const context = `store ${item.bytes.length} bytes as "${item.backupFileName}" (session "${sessionId}")`;
+        let handle: nodeFsPromises.FileHandle | undefined;
+        const tempPath = this.tempPath(folder);
+        let linked = false;
+        try {
+          validateName('backupFileName', item.backupFileName);
+          const finalPath = join(folder, item.backupFileName);
+          const mode = item.mode & 0o7777;
+          handle = await this.fs.open(tempPath, 'wx', 0o600);
+          await handle.writeFile(item.bytes);
+          await handle.chmod(mode);
+          try {
+            linked = true;
+            if (this.linkIntoPlace(tempPath, finalPath, context) === 'linked') unlinkQuietly(this.fs, tempPath);
+          } catch (error) {
+            linked = false;
+            if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: backup already exists`, { cause: error });
+            throw error;
+          }
+          results[index] = { size: item.bytes.length, mode, sha256: createHash('sha256').update(item.bytes).digest('hex') };
+          stored.push({ index, finalPath, handle });
+        } catch (error) {
+          await handle?.close().catch(() => undefined);
+          if (!linked) unlinkQuietly(this.fs, tempPath);
+          results[index] = translateFsError(error, context);
+        }
+      }),
+    );
+    if (stored.length === 0) return results;
+    try {
+      await Promise.all([...stored.map(({ handle }) => handle.sync()), this.syncFile(folder, 'r')]);
+    } catch (error) {
+      const failed = translateFsError(error, `make the new backups of session "${sessionId}" durable`);
+      for (const { index, finalPath } of stored) {
+        unlinkQuietly(this.fs, finalPath);
+        results[index] = failed;
+      }
+    } finally {
+      await Promise.all(stored.map(({ handle }) => handle.close().catch(() => undefined)));
+    }
+    return results;
   }
 
   /** Size and permission bits of a backup, or null when it does not exist. */

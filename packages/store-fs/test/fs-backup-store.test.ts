@@ -113,6 +113,34 @@ describe('putBackup', () => {
     expect(await readFile(join(root, 'file-history', 'fresh', 'a@v1'), 'utf8')).toBe('first backup of the session\n');
   });
 
+  it('putBackups: an fsync that fails removes every backup of the batch (each item gets the error), leaving no temp', async () => {
+    const { root } = await setup();
+    let syncs = 0;
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        open: (async (...args: Parameters<typeof fsPromises.open>) => {
+          const handle = await fsPromises.open(...args);
+          handle.sync = async () => {
+            syncs += 1;
+            throw errnoError('EIO', 'fsync', String(args[0]));
+          };
+          return handle;
+        }) as typeof fsPromises.open,
+      }),
+    });
+    const results = await store.putBackups('s1', [
+      { backupFileName: 'a@v1', bytes: Buffer.from('a\n'), mode: 0o644 },
+      { backupFileName: 'b@v1', bytes: Buffer.from('b\n'), mode: 0o600 },
+    ]);
+    expect(results.map((result) => (result instanceof Error ? result.message : result))).toEqual([
+      'make the new backups of session "s1" durable: EIO (file system temporarily unavailable)',
+      'make the new backups of session "s1" durable: EIO (file system temporarily unavailable)',
+    ]);
+    expect(syncs).toBe(3);
+    expect(await listTree(join(root, 'file-history', 's1'))).toEqual([]);
+  });
+
   it('throws ConflictError for a second backup of one name and keeps the first', async () => {
     const { root, workspace, store } = await setup();
     await writeFile(join(workspace, 'a.txt'), 'first');

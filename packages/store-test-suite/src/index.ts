@@ -5,6 +5,7 @@
  * results.
  */
 import { describe } from 'vitest';
+import { backupBatchTests } from './groups/backup-batch.js';
 import { backupIntegrityTests } from './groups/backup-integrity.js';
 import { changeDetectionTests } from './groups/change-detection.js';
 import { concurrencyTests } from './groups/concurrency.js';
@@ -32,6 +33,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
     switchesTests(workspace);
     sessionRecordsTests(workspace);
     backupIntegrityTests(workspace);
+    backupBatchTests(workspace);
     concurrencyTests(workspace, { realFileSystem: options.realFileSystem, manyFilesCount: options.manyFilesCount ?? 5000 });
   });
 }
