@@ -6,12 +6,18 @@
  * `command-journal.ts` in `@fh/core`), `preimages.json` (the pre-image cache). Each file is
  * written to a temp name, fsynced, and renamed into place, so a reader sees the old or the new
  * file, never half of one. A window file that does not parse or has another version is refused
- * with an error naming it.
+ * with an error naming it. The files are small (one window, the cache), so each read, write and
+ * removal is a few synchronous system calls, not a round trip to the thread pool per call; only
+ * the fsync of a write waits on the thread pool.
  */
 import { COMMAND_WINDOW_RECORD_VERSION, CorruptError, type CommandJournal, type CommandWindowRecord, type PreImageCache } from '@fh/core';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { closeSync, fsync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/** `fsync(2)` on the thread pool: the only call of a write that waits for the disk. */
+const fsyncDescriptor = promisify(fsync);
 
 const WINDOW_PREFIX = 'window-';
 const CACHE_FILE = 'preimages.json';
@@ -32,7 +38,7 @@ export class FsCommandJournal implements CommandJournal {
   async listWindows(): Promise<CommandWindowRecord[]> {
     let names: string[];
     try {
-      names = await readdir(this.folder);
+      names = readdirSync(this.folder);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -42,7 +48,7 @@ export class FsCommandJournal implements CommandJournal {
   }
 
   async removeWindow(windowId: string): Promise<void> {
-    await rm(join(this.folder, `${WINDOW_PREFIX}${windowId}.json`), { force: true });
+    rmSync(join(this.folder, `${WINDOW_PREFIX}${windowId}.json`), { force: true });
   }
 
   async loadPreImages(): Promise<PreImageCache> {
@@ -82,7 +88,7 @@ export class FsCommandJournal implements CommandJournal {
 
   private async read(name: string): Promise<string | undefined> {
     try {
-      return await readFile(join(this.folder, name), 'utf8');
+      return readFileSync(join(this.folder, name), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
@@ -90,15 +96,24 @@ export class FsCommandJournal implements CommandJournal {
   }
 
   private async write(name: string, text: string): Promise<void> {
-    await mkdir(this.folder, { recursive: true });
+    mkdirSync(this.folder, { recursive: true });
     const temporary = join(this.folder, `.tmp-${randomBytes(6).toString('hex')}`);
-    const handle = await open(temporary, 'wx', 0o600);
+    const descriptor = openSync(temporary, 'wx', 0o600);
     try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        writeSync(descriptor, text);
+        await fsyncDescriptor(descriptor);
+      } finally {
+        closeSync(descriptor);
+      }
+      renameSync(temporary, join(this.folder, name));
+    } catch (error) {
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // Gone already: nothing to tidy.
+      }
+      throw error;
     }
-    await rename(temporary, join(this.folder, name));
   }
 }

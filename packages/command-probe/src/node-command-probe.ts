@@ -480,11 +480,10 @@ export class NodeCommandProbe implements CommandProbe {
     return withoutExcluded(excluded, { own: listing.own, ignored: listing.ignored, indexChanged });
   }
 
-  async materializeBlobs(_projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number): Promise<Array<MaterializedBlob | undefined>> {
-    const saved = state as unknown as GitState;
+  async materializeBlobs(projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number): Promise<Array<MaterializedBlob | undefined>> {
     const written: Array<MaterializedBlob | undefined> = requests.map(() => undefined);
     await mkdir(this.stateDir, { recursive: true });
-    const write = async (index: number, bytes: Buffer | undefined): Promise<void> => {
+    await this.readBlobBytes(projectRoot, windowId, state, requests, maxBytes, async (index, bytes) => {
       if (bytes === undefined) return;
       const path = join(this.stateDir, `${windowId}.blob-${index}`);
       const request = requests[index] as BlobRequest;
@@ -498,11 +497,20 @@ export class NodeCommandProbe implements CommandProbe {
       }
       written[index] = { path, size: bytes.length };
       this.feedWindows.get(windowId)?.files.push(path);
-    };
+    });
+    return written;
+  }
+
+  /**
+   * The blobs' bytes (see `CommandProbe.readBlobBytes`). On a running feed of this repository,
+   * loose objects (what `git add` and `git commit` just wrote) are read in-process and the rest
+   * through the warm `git cat-file --batch`; otherwise one `git cat-file --batch` of their own.
+   */
+  async readBlobBytes(_projectRoot: string, _windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number, onBlob: (index: number, bytes: Uint8Array | undefined) => Promise<void>): Promise<void> {
+    const saved = state as unknown as GitState;
     const ids = requests.map((request) => request.blobId);
     const feed = this.feedState;
     if (feed !== undefined && feed.model.location.top === saved.top && ids.length > 0) {
-      // Loose objects (what `git add` and `git commit` just wrote) are read in-process; the rest through the warm cat-file.
       const objectsDir = join(feed.model.location.commonDir, 'objects');
       const loose = ids.map((id) => readLooseBlob(objectsDir, id, maxBytes));
       const rest = ids.flatMap((id, index) => (loose[index] === undefined ? [index] : []));
@@ -518,12 +526,11 @@ export class NodeCommandProbe implements CommandProbe {
         }
       }
       if (blobs !== undefined) {
-        await Promise.all(blobs.map((bytes, index) => write(index, bytes !== undefined && bytes.length > maxBytes ? undefined : bytes)));
-        return written;
+        for (const [index, bytes] of blobs.entries()) await onBlob(index, bytes !== undefined && bytes.length > maxBytes ? undefined : bytes);
+        return;
       }
     }
-    await readBlobs(this.gitBinary, saved.top, ids, maxBytes, write);
-    return written;
+    await readBlobs(this.gitBinary, saved.top, ids, maxBytes, onBlob);
   }
 
   async release(_projectRoot: string, windowId: string): Promise<void> {

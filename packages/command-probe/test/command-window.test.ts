@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTree, gitRepository, openWorld, rewindAndUndo, runInWindow, sh, storeBackups, type World } from './helpers.js';
-import { FileHistory, RewindSession } from '@fh/core';
+import { backupFileName, FileHistory, RewindSession } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { FsCommandJournal, NodeCommandProbe } from '../src/index.js';
@@ -137,6 +137,26 @@ describe('command window with the real git and bash', () => {
     expect(after).not.toEqual(before);
     expect(capture.captured.length).toBeGreaterThan(0);
     await expectRewindAndUndo(world, before, after);
+  });
+
+  it('a before-image whose backup name an unattached object holds is stored once, straight from the blob, as the next version', async () => {
+    world = await openWorld(baseRepository);
+    const before = readTree(world.project);
+    const store = new FsBackupStore({ root: world.storeRoot });
+    writeFileSync(join(world.base, 'stray'), 'stray\n');
+    const taken = backupFileName(join(world.project, 'src/a.txt'), 1);
+    await store.putBackup('s1', taken, join(world.base, 'stray'));
+    const { capture } = await runInWindow(world, "sed -i 's/one/ONE/' src/a.txt && rm src/lib/b.txt");
+    expect(capture.captured).toEqual([
+      { path: 'src/a.txt', change: 'modified', source: 'git' },
+      { path: 'src/lib/b.txt', change: 'deleted', source: 'git' },
+    ]);
+    const entries = world.history.state.snapshots.at(-1)?.trackedFileBackups ?? {};
+    expect([entries['src/a.txt']?.version, entries['src/lib/b.txt']?.version]).toEqual([2, 1]);
+    expect(readFileSync(join(world.storeRoot, 'file-history', 's1', taken), 'utf8')).toBe('stray\n');
+    // No blob file was written beside the window: the before-images went straight into the store.
+    expect(readdirSync(join(world.base, 'commands', 's1')).filter((name) => name.includes('.blob-'))).toEqual([]);
+    await expectRewindAndUndo(world, before, readTree(world.project));
   });
 
   it('a file created then deleted inside one command needs nothing', async () => {

@@ -109,6 +109,14 @@ export interface CommandProbe {
    */
   materializeBlobs(projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number): Promise<Array<MaterializedBlob | undefined>>;
   /**
+   * Optional: the requested blobs' bytes, without writing them to files (git only): `onBlob` is
+   * called once per request, in order, with the blob's bytes (`undefined` for one over `maxBytes`,
+   * per blob), and awaited before the next, so the caller bounds what it holds. Throws when git
+   * cannot read a blob. `endCommand` uses it with a store's `putBackups` to write each
+   * before-image once, straight into the store; without either it uses {@link materializeBlobs}.
+   */
+  readBlobBytes?(projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number, onBlob: (index: number, bytes: Uint8Array | undefined) => Promise<void>): Promise<void>;
+  /**
    * Remove everything the probe keeps for this window (the saved index, written blobs).
    * Idempotent; a window never begun is not an error.
    */

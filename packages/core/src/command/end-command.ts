@@ -159,23 +159,47 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
 
   let copiedBytes = 0;
   if (blobs.length > 0) {
-    const written = await options.probe.materializeBlobs(context.projectRoot, windowId, record.probeState, blobs.map((blob) => blob.request), limits.maxFileBytes);
     const progress = startPhase(options.onProgress, 'backing-up', blobs.length);
-    await Promise.all(
-      blobs.map(({ change }, index) =>
-        context.limit(async () => {
-          const blob = written[index];
-          if (blob === undefined) {
-            notCaptured.push({ path: change.path, change: change.change, reason: `over the per-file cap of ${limits.maxFileBytes} bytes (maxFileBytes)` });
-            return;
-          }
-          const backup = await putFromBlob(context, change.path, blob.path, versionOf(change.path), startedAt);
-          progress.file(backup.size ?? 0);
-          copiedBytes += backup.size ?? 0;
-          attachments.push({ path: change.path, change: change.change, source: 'git', backup, made: true });
-        }),
-      ),
-    );
+    const stored = (change: Change, backup: FileHistoryBackup): void => {
+      progress.file(backup.size ?? 0);
+      copiedBytes += backup.size ?? 0;
+      attachments.push({ path: change.path, change: change.change, source: 'git', backup, made: true });
+    };
+    const overCap = (change: Change): void => {
+      notCaptured.push({ path: change.path, change: change.change, reason: `over the per-file cap of ${limits.maxFileBytes} bytes (maxFileBytes)` });
+    };
+    const requests = blobs.map((blob) => blob.request);
+    const putBackups = context.store.putBackups?.bind(context.store);
+    if (putBackups !== undefined && options.probe.readBlobBytes !== undefined) {
+      // Each before-image written once, straight into the store, in batches made durable together.
+      let batch: Array<{ change: Change; bytes: Uint8Array; mode: number }> = [];
+      let batchBytes = 0;
+      const flush = async (): Promise<void> => {
+        const items = batch;
+        batch = [];
+        batchBytes = 0;
+        for (const [index, backup] of (await putBlobBatch(context, putBackups, items, startedAt, versionOf)).entries()) stored((items[index] as (typeof items)[number]).change, backup);
+      };
+      await options.probe.readBlobBytes(context.projectRoot, windowId, record.probeState, requests, limits.maxFileBytes, async (index, bytes) => {
+        const blob = blobs[index] as (typeof blobs)[number];
+        if (bytes === undefined) return overCap(blob.change);
+        batch.push({ change: blob.change, bytes, mode: blob.request.mode });
+        batchBytes += bytes.length;
+        if (batch.length >= BLOB_BATCH_COUNT || batchBytes >= BLOB_BATCH_BYTES) await flush();
+      });
+      await flush();
+    } else {
+      const written = await options.probe.materializeBlobs(context.projectRoot, windowId, record.probeState, requests, limits.maxFileBytes);
+      await Promise.all(
+        blobs.map(({ change }, index) =>
+          context.limit(async () => {
+            const blob = written[index];
+            if (blob === undefined) return overCap(change);
+            stored(change, await putFromBlob(context, change.path, blob.path, versionOf(change.path), startedAt));
+          }),
+        ),
+      );
+    }
   }
 
   await verifyReused(context, attachments, notCaptured);
@@ -324,6 +348,48 @@ async function putFromBlob(context: FileHistoryContext, trackingPath: string, bl
       if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= 16) throw error;
     }
   }
+}
+
+/** Most before-images one `putBackups` call of `endCommand` stores. */
+const BLOB_BATCH_COUNT = 256;
+/** Bytes of before-images past which `endCommand` stores its batch (it is held in memory until then). */
+const BLOB_BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Store the bytes of each item as the backup of its file (next free version; a name taken by an
+ * unattached object moves that item to the version after, up to 16 times, as `putFromBlob`), with
+ * the store's `putBackups`: durable when this resolves. Returns the backups in item order. Throws
+ * the first error other than a taken name (the items stored meanwhile stay, unattached, as a
+ * failed `putBackup` of a `Promise.all` leaves its siblings).
+ */
+async function putBlobBatch(
+  context: FileHistoryContext,
+  putBackups: NonNullable<FileHistoryContext['store']['putBackups']>,
+  items: ReadonlyArray<{ change: Change; bytes: Uint8Array; mode: number }>,
+  backupTime: Date,
+  versionOf: (path: string) => number,
+): Promise<FileHistoryBackup[]> {
+  const backups: FileHistoryBackup[] = [];
+  let pending = items.map((item, index) => ({ index, version: versionOf(item.change.path) }));
+  for (let skipped = 0; pending.length > 0; skipped += 1) {
+    const names = pending.map(({ index, version }) => backupFileName(toAbsolutePath(context.projectRoot, (items[index] as (typeof items)[number]).change.path), version));
+    const results = await putBackups(
+      context.sessionId,
+      pending.map(({ index }, at) => ({ backupFileName: names[at] as string, bytes: (items[index] as (typeof items)[number]).bytes, mode: (items[index] as (typeof items)[number]).mode })),
+    );
+    const retry: typeof pending = [];
+    for (const [at, result] of results.entries()) {
+      const { index, version } = pending[at] as (typeof pending)[number];
+      if (result instanceof Error) {
+        if (!FhError.hasCode(result, 'FH_CONFLICT') || skipped >= 16) throw result;
+        retry.push({ index, version: version + 1 });
+        continue;
+      }
+      backups[index] = { backupFileName: names[at] as string, version, backupTime, size: result.size, mode: result.mode, ...(result.sha256 === undefined ? {} : { sha256: result.sha256 }) };
+    }
+    pending = retry;
+  }
+  return backups;
 }
 
 /**
