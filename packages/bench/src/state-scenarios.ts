@@ -25,7 +25,7 @@ import { appendFile, copyFile, open, readFile, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { FileHistory, backupFileName, fhSessionRecord, fullSnapshotRecord, type FileHistorySnapshot } from '@fh/core';
+import { FileHistory, backupFileName, fhSessionRecord, fullSnapshotRecord, readStateRecord, type FileHistorySnapshot } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
 import { durableTrackEditFloor, fsyncAll, settleDisk, settled, syncStats, trackEditFloor } from './floors.js';
 import { interleave } from './measure.js';
@@ -165,12 +165,20 @@ async function longSession(context: BenchContext): Promise<void> {
       break;
     }
   }
+  // With a state record beside the log (fh-state: the oldest kept snapshot in full and the log line
+  // after it), fh reads its body and the lines from that anchor on instead, when they are later.
+  let needed = lines.slice(start);
+  const stateText = await readFile(join(folders.store, 'sessions', 'long.fh-state'), 'utf8').catch(() => undefined);
+  const state = stateText === undefined ? undefined : readStateRecord(Buffer.from(stateText));
+  const anchor = state === undefined ? -1 : lines.findIndex((line) => line.startsWith(`{"type":"fh-snapshot","version":2,"kind":"diff","sequence":${state.anchor.sequence},`));
+  if (state !== undefined && anchor > start) needed = [JSON.stringify(state.body), ...lines.slice(anchor)];
+  log(`state record beside the log: ${state === undefined ? 'none' : `anchor at line ${anchor + 1} (snapshot ${state.anchor.sequence})`}`);
   const neededPath = join(folders.floor, 'needed.jsonl');
-  await writeFile(neededPath, `${lines.slice(start).join('\n')}\n`);
+  await writeFile(neededPath, `${needed.join('\n')}\n`);
   const snapshotLines = lines.filter((_, index) => heads[index] !== undefined);
   const floorPath = join(folders.floor, 'kept.jsonl');
   await writeFile(floorPath, `${JSON.stringify(fullSnapshotRecord(newest, turns))}\n${snapshotLines.slice(-100).join('\n')}\n`);
-  log(`the kept snapshots are rebuilt from the last ${lines.length - start} of ${lines.length} log lines (${fromEnd} snapshots)`);
+  log(`the kept snapshots are rebuilt from ${needed.length} records (from the log's full record: the last ${lines.length - start} of ${lines.length} log lines, ${fromEnd} snapshots)`);
   const times = await interleave(9, [
     {
       name: 'fh',
@@ -194,9 +202,10 @@ async function longSession(context: BenchContext): Promise<void> {
   ]);
   // The target is the issue's floor: one full snapshot plus the records of the kept 100 turns.
   // Beside it, as information, the records fh's own format makes it read (from a full record up
-  // to ~200 turns back: more than the issue's floor, so it would flatter fh as the target).
+  // to ~200 turns back, or the state record's body and the ~100–113 lines from its anchor: more
+  // than the issue's floor, so it would flatter fh as the target).
   context.report({ scenario: `open at ${turns} turns × ${tracked} tracked`, fh: times.get('fh') ?? [], floors: [{ name: 'read + parse one full snapshot + the kept 100 turns', times: times.get('one full') ?? [], factor: 1.5 }] });
-  context.report({ scenario: "  against the records fh's format has the kept snapshots need", fh: times.get('fh') ?? [], floors: [{ name: 'read + parse from the full record before them', times: times.get('floor') ?? [] }], kind: 'info' });
+  context.report({ scenario: "  against the records fh's format has the kept snapshots need", fh: times.get('fh') ?? [], floors: [{ name: 'read + parse from the full (or state) record before them', times: times.get('floor') ?? [] }], kind: 'info' });
   const child = await openInChild(folders.store, folders.project, 'long');
   context.report({ scenario: `  peak RSS of a process opening it`, fh: [child.rssMb], floors: [{ name: 'target 200 MB', times: 200 }], unit: 'MB' });
 }

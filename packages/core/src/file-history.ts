@@ -26,6 +26,7 @@ import { rebuildFromTail } from './state/tail-rebuild.js';
 import { latestStateFromTail } from './state/restore-state.js';
 import { entryOf, notedDiff } from './state/snapshot-chain.js';
 import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from './state/snapshot-records.js';
+import { anchorOf, formatStateRecord, type AnchorLine } from './state/state-record.js';
 import { copyFileHistoryForResume, type ResumeResult } from './session/resume.js';
 import type { DiffStats, RewindResult } from './results.js';
 import { fileHistoryCanRestore, fileHistoryRewind, type RewindOptions } from './rewind/rewind.js';
@@ -35,7 +36,7 @@ import type { BackupStore, LogEnds, LogRecord, SessionLock, SessionLog, Workspac
 import { fileHistoryTrackEdit, type TrackEditOptions } from './track/track-edit.js';
 import { beginCommand, type BeginCommandOptions, type CommandWindow } from './command/begin-command.js';
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
-import { emptyFileHistoryState, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
+import { emptyFileHistoryState, MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 import { agentFromIds, MAIN_AGENT, type AgentIdentity } from './attribution/agents.js';
 import { mayHoldPoints, readTimeline, recoverPending, type RecoveryResult } from './session/undo.js';
 
@@ -228,6 +229,8 @@ interface LogReading {
   partial: boolean;
   /** See `RebuildResult.diffBase`. */
   diffBase: number | undefined;
+  /** See `RebuildResult.anchorLines`. */
+  anchorLines?: AnchorLine[] | undefined;
 }
 
 /**
@@ -316,7 +319,7 @@ async function readWholeLog(log: SessionLog, context: FileHistoryContext, option
   }
   if (options.initialState !== undefined) return { state: options.initialState, partial: false, diffBase: undefined };
   if (!rebuilt.hasRecords) return { state: undefined, partial: false, diffBase: undefined };
-  return { state: rebuilt.state, partial: false, diffBase: rebuilt.diffBase };
+  return { state: rebuilt.state, partial: false, diffBase: rebuilt.diffBase, anchorLines: rebuilt.anchorLines };
 }
 
 /**
@@ -343,17 +346,27 @@ class SnapshotRecorder {
   private entriesSinceFull = 0;
   private diffsSinceFull = 0;
   private leading: readonly LogRecord[] | undefined;
+  /** Diff lines durable in the log (read at open or appended since), by sequence: a state record's possible anchors. */
+  private readonly anchors = new Map<number, AnchorLine>();
+  /** Entries the diffs recorded since the last state record held (at least one per diff). */
+  private entriesSinceState = 0;
 
   constructor(
     private readonly queue: RecordQueue,
     private readonly form: 'fh' | 'claude-code',
     private readonly state: () => FileHistoryState,
+    private readonly log: SessionLog,
   ) {}
 
-  /** Start from what the log held when it was read (`diffBase`: the newest snapshot's sequence, when exact). */
-  startFrom(state: FileHistoryState, diffBase: number | undefined): void {
+  /**
+   * Start from what the log held when it was read (`diffBase`: the newest snapshot's sequence, when
+   * exact; `anchorLines`: the diff lines read, see `RebuildResult.anchorLines`).
+   */
+  startFrom(state: FileHistoryState, diffBase: number | undefined, anchorLines: readonly AnchorLine[] = []): void {
     const newest = state.snapshots.at(-1);
     this.base = newest !== undefined && diffBase !== undefined && diffBase === state.snapshotSequence ? { snapshot: newest, sequence: diffBase } : undefined;
+    this.anchors.clear();
+    for (const line of anchorLines) this.anchors.set(line.sequence, line);
   }
 
   /**
@@ -425,6 +438,10 @@ class SnapshotRecorder {
         record = diffSnapshotRecord(snapshot.messageId, snapshot.timestamp, sequence, sequence - 1, entries, removed);
         this.entriesSinceFull += changed + removed.length;
         this.diffsSinceFull += 1;
+        this.entriesSinceState += Math.max(1, changed + removed.length);
+        const anchor: AnchorLine = { sequence, base: sequence - 1, messageId: snapshot.messageId, line: JSON.stringify(record) };
+        this.base = undefined;
+        return this.settle(leading.length > 0 ? this.queue.appendAll([...leading, record]) : this.queue.append(record), { snapshot, sequence }).then(() => this.noteDurableDiff(anchor, tracked));
       }
     }
     if (record === undefined) {
@@ -434,6 +451,32 @@ class SnapshotRecorder {
     }
     this.base = undefined;
     return this.settle(leading.length > 0 ? this.queue.appendAll([...leading, record]) : this.queue.append(record), { snapshot, sequence });
+  }
+
+  /**
+   * A diff line is durable in the log: keep it as a possible anchor, and write the state record
+   * beside the log (`state/state-record.ts`) once the entries the diffs held since the last one
+   * reach an eighth of the tracked files (so its cost, one full snapshot, is spread over the turns,
+   * as the log's full records are), when the kept snapshots are {@link MAX_SNAPSHOTS} and the log
+   * line after the oldest of them is a diff this recorder knows durable. Describes only records up
+   * to that line, so it is never ahead of the log. A failed write is ignored (the next open reads
+   * the log without it).
+   */
+  private async noteDurableDiff(anchor: AnchorLine, tracked: number): Promise<void> {
+    this.anchors.set(anchor.sequence, anchor);
+    if (this.entriesSinceState * 8 < tracked) return;
+    const state = this.state();
+    const { snapshots } = state;
+    if (snapshots.length < MAX_SNAPSHOTS || this.log.writeState === undefined) return;
+    const oldest = snapshots[snapshots.length - MAX_SNAPSHOTS] as FileHistorySnapshot;
+    const next = snapshots[snapshots.length - MAX_SNAPSHOTS + 1] as FileHistorySnapshot;
+    const nextSequence = state.snapshotSequence - MAX_SNAPSHOTS + 2;
+    for (const sequence of this.anchors.keys()) if (sequence < nextSequence) this.anchors.delete(sequence);
+    const line = this.anchors.get(nextSequence);
+    if (line === undefined || line.messageId !== next.messageId || line.base !== nextSequence - 1) return;
+    this.entriesSinceState = 0;
+    const body = JSON.stringify(fullSnapshotRecord(oldest, line.base));
+    await this.log.writeState(formatStateRecord(anchorOf(line), body)).catch(() => undefined);
   }
 
   /** After the write: the log holds `next` exactly (or, for an attachment, still the same base); on failure nothing is trusted. */
@@ -589,14 +632,14 @@ export class FileHistory implements FileHistoryReader {
     const ownLog = options.log === undefined ? context.store.sessionLog(context.sessionId, { holdOpen: true }) : undefined;
     const log = options.log === false ? undefined : (options.log ?? ownLog);
     records = log === undefined ? undefined : new RecordQueue(log, coalesceSnapshotUpdates);
-    if (log !== undefined && records !== undefined) recorder = new SnapshotRecorder(records, log.recordForm ?? 'fh', () => history?.current ?? emptyFileHistoryState());
+    if (log !== undefined && records !== undefined) recorder = new SnapshotRecorder(records, log.recordForm ?? 'fh', () => history?.current ?? emptyFileHistoryState(), log);
     const closeLog = ownLog?.close === undefined ? undefined : () => ownLog.close?.() ?? Promise.resolve();
     let lock = heldLock;
     try {
       if (lock === undefined && options.lock !== false) lock = await acquireLock(context.store, context.sessionId);
       const read: LogReading = log === undefined ? { state: options.initialState, partial: false, diffBase: undefined } : await readSessionLog(log, context, options);
       const state = read.state ?? emptyFileHistoryState();
-      recorder?.startFrom(state, read.diffBase);
+      recorder?.startFrom(state, read.diffBase, read.anchorLines);
       history = new FileHistory({ context, enabled, state, partial: read.partial, records, closeLog, lock, resumeResult, log, recorder, options });
       return history;
     } catch (error) {
@@ -874,7 +917,7 @@ export class FileHistory implements FileHistoryReader {
     await this.records?.flush();
     this.current = read.state ?? emptyFileHistoryState();
     this.partial = false;
-    this.recorder?.startFrom(this.current, read.diffBase);
+    this.recorder?.startFrom(this.current, read.diffBase, read.anchorLines);
   }
 
   private assertWhole(operation: string): void {

@@ -29,6 +29,7 @@ export * from './state/log-lines.js';
 export * from './state/rebuild.js';
 export * from './state/snapshot-records.js';
 export * from './state/tail-rebuild.js';
+export * from './state/state-record.js';
 export * from './attribution/index.js';
 export { realPathOrNearest } from './track/resolve-links.js';
 export * from './command/index.js';

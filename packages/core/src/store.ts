@@ -216,6 +216,18 @@ export interface SessionLog {
    */
   readStream?(): AsyncIterable<Uint8Array>;
   /**
+   * Optional: the bytes of the session's state record beside the log (`state/state-record.ts`,
+   * written by {@link writeState}), or undefined when there is none. Never a source of truth: the
+   * core uses it only when it matches the log. Throws like `read`.
+   */
+  readState?(): Promise<Uint8Array | undefined>;
+  /**
+   * Optional (with {@link readState}): replace the session's state record by `bytes`, whole or not
+   * at all for a reader (write a temp, rename it over). Need not be durable (no fsync): losing it
+   * only makes the next open replay more of the log. Throws `PermissionError`/`UnavailableError`.
+   */
+  writeState?(bytes: Uint8Array): Promise<void>;
+  /**
    * Which form snapshot records written to this log must take: `'fh'` (default when absent): fh's
    * compact `fh-snapshot` records (version 2, see ARCHITECTURE.md); `'claude-code'`: Claude Code's
    * own full `file-history-snapshot` records, for a log Claude Code reads (a transcript).

@@ -7,8 +7,12 @@ import {
   diffSnapshotRecord,
   fhSessionRecord,
   fullSnapshotRecord,
+  anchorOf,
+  formatStateRecord,
   parseJsonl,
+  readStateRecord,
   rebuildFromTail,
+  sniffFhSnapshotLine,
   rebuildStateFromLog,
   snapshotRecord,
   type FileHistoryBackup,
@@ -23,9 +27,10 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const backup = (hash: string, version: number): FileHistoryBackup => ({ backupFileName: `${hash.padStart(16, '0')}@v${version}`, version, backupTime: at(version), size: 3, mode: 0o644 });
 
 /** A log over JSONL text with `readStream` and `readTail` (as `FsSessionLog` reads a file), counting the tail bytes read. */
-function textLog(text: string, withSize = false): SessionLog & { tailBytesRead: number; readWhole: boolean; streamed: number; tailReads: number } {
+function textLog(text: string, withSize = false, state?: Uint8Array): SessionLog & { tailBytesRead: number; readWhole: boolean; streamed: number; tailReads: number } {
   const bytes = Buffer.from(text, 'utf8');
   const log = {
+    readState: async () => state,
     tailBytesRead: 0,
     /** The last readTail returned the whole log. */
     readWhole: false,
@@ -177,6 +182,75 @@ describe('rebuildFromTail', () => {
       expect({ diffBase: tail?.diffBase, sessions: tail?.sessions, hasRecords: tail?.hasRecords, skippedLines: tail?.skippedLines }).toEqual({ diffBase: whole.diffBase, sessions: whole.sessions, hasRecords: whole.hasRecords, skippedLines: whole.skippedLines });
       expect({ readWhole: log.readWhole, streamed: log.streamed }).toEqual({ readWhole: true, streamed: 0 });
     }
+  });
+});
+
+/**
+ * The state record FileHistory would write beside `text` naming its diff line `index` as anchor:
+ * the snapshot that line is a diff against, as the log's lines before it rebuild it, in full.
+ * Undefined when that line is not a diff against the newest snapshot before it.
+ */
+async function stateBeside(text: string, index: number): Promise<{ bytes: Buffer; sequence: number } | undefined> {
+  const lines = text.split('\n');
+  const head = sniffFhSnapshotLine(lines[index] as string);
+  if (head?.kind !== 'diff') return undefined;
+  const before = await rebuildStateFromLog(textLog(`${lines.slice(0, index).join('\n')}\n`), { projectRoot: ROOT });
+  const base = before.state.snapshots.at(-1);
+  if (base === undefined || head.base === undefined || before.diffBase !== head.base) return undefined;
+  const body = JSON.stringify(fullSnapshotRecord(base, head.base));
+  return { bytes: formatStateRecord(anchorOf({ sequence: head.sequence, base: head.base, messageId: head.messageId, line: lines[index] as string }), body), sequence: head.sequence };
+}
+
+describe('rebuildFromTail with a state record beside the log (fh-state version 1)', () => {
+  const options = { projectRoot: ROOT, maxSnapshots: 5, headBytes: 300, tailBytesSteps: [3000, 12000] };
+
+  it('starts at the state record when its anchor line is in the log and gives exactly what the whole log gives, on 60 random logs with any later records', async () => {
+    let used = 0;
+    for (let seed = 1; seed <= 60; seed += 1) {
+      const next = random(seed);
+      const text = fhLog(next, 40 + Math.floor(next() * 30), 25 + Math.floor(next() * 20), next() < 0.5);
+      const lines = text.split('\n');
+      // The anchor: a diff line from which 4 to 12 snapshot lines follow (so its base is kept; more turns were logged after the state).
+      const snapshotLines = lines.flatMap((line, index) => (sniffFhSnapshotLine(line) === undefined || sniffFhSnapshotLine(line)?.kind === 'attach' ? [] : [index]));
+      const state = await stateBeside(text, snapshotLines.at(-4 - Math.floor(next() * 9)) as number);
+      if (state === undefined) continue;
+      const tail = await rebuildFromTail(textLog(text, false, state.bytes), options);
+      const whole = await rebuildStateFromLog(textLog(text), options);
+      expect(tail).toBeDefined();
+      expect({ seed, ...view(tail?.state as FileHistoryState) }).toEqual({ seed, ...view(whole.state) });
+      expect({ seed, diffBase: tail?.diffBase, sessions: tail?.sessions }).toEqual({ seed, diffBase: whole.diffBase, sessions: whole.sessions });
+      if (tail?.anchorLines?.[0]?.sequence === state.sequence) used += 1;
+    }
+    expect(used).toBeGreaterThan(20);
+  });
+
+  it('ignores a state record ahead of the log (the log cut before its anchor), a torn one, and one whose anchor line differs, and rebuilds what the log alone gives', async () => {
+    const text = fhLog(random(11), 60, 40, false);
+    const lines = text.split('\n');
+    let index = lines.length - 16;
+    let state = await stateBeside(text, index);
+    while (state === undefined) state = await stateBeside(text, (index -= 1));
+    const good = await rebuildFromTail(textLog(text, false, state.bytes), options);
+    expect(good?.anchorLines?.[0]?.sequence).toBe(state.sequence);
+    // The log holds the lines before the anchor only: the state describes records it does not hold.
+    const cut = `${lines.slice(0, index).join('\n')}\n`;
+    const ahead = (await rebuildFromTail(textLog(cut, false, state.bytes), options)) ?? (await rebuildStateFromLog(textLog(cut, false, state.bytes), options));
+    expect(view(ahead.state)).toEqual(view((await rebuildStateFromLog(textLog(cut), options)).state));
+    // A torn state record (cut anywhere, as a crash while writing it leaves it) is not a state record.
+    for (const length of [0, 10, state.bytes.indexOf(0x0a), state.bytes.indexOf(0x0a) + 1, state.bytes.length - 1]) {
+      expect(readStateRecord(state.bytes.subarray(0, length))).toBeUndefined();
+      const torn = await rebuildFromTail(textLog(text, false, state.bytes.subarray(0, length)), options);
+      expect(torn?.anchorLines?.[0]?.sequence).not.toBe(state.sequence);
+      expect(view((torn ?? (await rebuildStateFromLog(textLog(text), options))).state)).toEqual(view(good?.state as FileHistoryState));
+    }
+    // The anchor line rewritten (same head and length, another entry): its hash no longer matches.
+    const changed = [...lines];
+    changed[index] = (changed[index] as string).replace(/"size":3/, '"size":4');
+    expect(changed[index]).not.toBe(lines[index]);
+    const rewritten = `${changed.join('\n')}`;
+    const other = await rebuildFromTail(textLog(rewritten, false, state.bytes), options);
+    expect(other?.anchorLines?.[0]?.sequence).not.toBe(state.sequence);
+    expect(view((other ?? (await rebuildStateFromLog(textLog(rewritten), options))).state)).toEqual(view((await rebuildStateFromLog(textLog(rewritten), options)).state));
   });
 });
 

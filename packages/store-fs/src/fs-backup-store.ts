@@ -6,6 +6,9 @@
  *                                                      the name is `{sha256(absolute path)[:16]}@v{version}`
  *   {root}/file-history/{sessionId}/.fh-tmp-*          a backup being written, linked into place when complete
  *   {root}/sessions/{sessionId}.jsonl                  the session's records, one JSON per line, fsynced
+ *   {root}/sessions/{sessionId}.fh-state               the session's state record (the oldest kept snapshot in
+ *                                                      full, checked against the log at open; not fsynced),
+ *                                                      written through `sessions/.fh-tmp-{sessionId}.fh-state`
  *   {root}/locks/{sessionId}.lock/                     proper-lockfile lock folder while a session is open
  *   {root}/commands/{sessionId}/                       open command windows of `fh hook` / `fh run` (written by
  *                                                      @fh/command-probe; removed with the session)
@@ -482,6 +485,8 @@ export class FsBackupStore implements BackupStore {
     try {
       await this.fs.rm(this.sessionFolder(sessionId), { recursive: true, force: true });
       await this.fs.rm(this.logPath(sessionId), { force: true });
+      await this.fs.rm(this.statePath(sessionId), { force: true });
+      await this.fs.rm(join(this.root, 'sessions', `${TEMP_PREFIX}${sessionId}.fh-state`), { force: true });
       await this.fs.rm(this.lockPath(sessionId), { recursive: true, force: true });
       // Command windows `fh hook` / `fh run` keep for the session (see @fh/command-probe).
       await this.fs.rm(join(this.root, 'commands', sessionId), { recursive: true, force: true });
@@ -499,6 +504,7 @@ export class FsBackupStore implements BackupStore {
     return new FsSessionLog(this.fs, this.logPath(sessionId), options, {
       beforeAppend: () => this.syncBackups(sessionId),
       openFlags: this.logFlags(),
+      state: { path: this.statePath(sessionId), tempPath: join(this.root, 'sessions', `${TEMP_PREFIX}${sessionId}.fh-state`) },
     });
   }
 
@@ -789,6 +795,11 @@ export class FsBackupStore implements BackupStore {
 
   private logPath(sessionId: string): string {
     return join(this.root, 'sessions', `${sessionId}.jsonl`);
+  }
+
+  /** The session's state record beside its log (`SessionLog.readState`). */
+  private statePath(sessionId: string): string {
+    return join(this.root, 'sessions', `${sessionId}.fh-state`);
   }
 
   /** The (never created) file proper-lockfile locks; its lock folder is {@link lockPath}. */

@@ -28,10 +28,46 @@ export class FsSessionLog implements SessionLog {
      * backups durable there, so no record reaches the disk ahead of them); a rejection fails the
      * append with nothing written. `openFlags`: how the file is opened for appending and reading
      * (default `'a+'` and `'r'`; the store passes `O_NOFOLLOW` flags so a link at the log's name
-     * is never followed).
+     * is never followed). `state`: where the session's state record lives (`readState`,
+     * `writeState`; without it a log has no state): its path and the temp written before the rename.
      */
-    private readonly hooks: { beforeAppend?: () => Promise<void>; openFlags?: { append: string | number; read: string | number } } = {},
+    private readonly hooks: { beforeAppend?: () => Promise<void>; openFlags?: { append: string | number; read: string | number }; state?: { path: string; tempPath: string } } = {},
   ) {}
+
+  /**
+   * The state record's bytes (`hooks.state.path`), or undefined when there is none (or this log
+   * has no state: no I/O then). A link or anything but a file at its name is not followed and
+   * reads as none (the log is then read as without it). Throws the core's errors otherwise.
+   */
+  async readState(): Promise<Uint8Array | undefined> {
+    const path = this.hooks.state?.path;
+    if (path === undefined) return undefined;
+    try {
+      return await this.fs.readFile(path, { flag: this.readFlags });
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === 'ENOENT' || code === 'ELOOP' || code === 'EISDIR') return undefined;
+      throw translateFsError(error, `read session state "${path}"`);
+    }
+  }
+
+  /**
+   * Replace the state record: write its temp (created anew, so never through a link), then rename
+   * it over the state's name. Not fsynced (see `SessionLog.writeState`). A no-op for a log without
+   * a state. Throws the core's errors (`PermissionError`, ...).
+   */
+  async writeState(bytes: Uint8Array): Promise<void> {
+    const state = this.hooks.state;
+    if (state === undefined) return;
+    try {
+      await this.fs.rm(state.tempPath, { force: true });
+      await this.fs.writeFile(state.tempPath, bytes, { flag: 'wx', mode: STORE_FILE_MODE });
+      await this.fs.rename(state.tempPath, state.path);
+    } catch (error) {
+      await this.fs.rm(state.tempPath, { force: true }).catch(() => undefined);
+      throw translateFsError(error, `write session state "${state.path}"`);
+    }
+  }
 
   private get appendFlags(): string {
     return (this.hooks.openFlags?.append ?? 'a+') as string;

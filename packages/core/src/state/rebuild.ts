@@ -28,6 +28,7 @@ import {
   type RecordWarningHandler,
 } from './records.js';
 import { chainedSnapshot, copyBackupMap, markKeysTracked, ownBackup, setBackup } from './snapshot-chain.js';
+import type { AnchorLine } from './state-record.js';
 import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead, parseFhSnapshotRecord, sniffFhSnapshotLine, type FhSnapshotHead, type SupersededBackups } from './snapshot-records.js';
 
 /** Options of a rebuild. */
@@ -64,6 +65,11 @@ export interface RebuildResult {
    * `tail-rebuild.ts`).
    */
   skippedLines: Map<string, { count: number; firstLine: number }>;
+  /**
+   * The `fh-snapshot` diff lines read (the newest `maxSnapshots` of them, at most), in log order:
+   * lines durable in the log a state record may name as its anchor (`state-record.ts`).
+   */
+  anchorLines?: AnchorLine[];
 }
 
 type PathApi = typeof posix;
@@ -733,8 +739,11 @@ async function replayLog(lines: () => AsyncIterable<SourceLine> | Iterable<Sourc
       dropped = true;
     }
   };
+  /** The diff lines held, for `anchorLines` (only the last `maxSnapshots` are kept in the result). */
+  const diffs: { head: FhSnapshotHead; held: ByteLine | TextLine }[] = [];
   /** An `fh-snapshot` record adds a snapshot when it is a full one or a diff against the newest. */
   const compact = (head: FhSnapshotHead, held: Held) => {
+    if (head.kind === 'diff' && !('record' in held)) diffs.push({ head, held });
     if (head.kind === 'attach') hold(held);
     else if (head.kind === 'full' || (nodes > 0 && head.base === lastSequence)) startNode(head.messageId, head.kind === 'full', true, head.sequence, held);
     else hold(held);
@@ -833,5 +842,12 @@ async function replayLog(lines: () => AsyncIterable<SourceLine> | Iterable<Sourc
     parseLines(lines, pushLine);
   }
   const finished = rebuilder.finish();
-  return { ...finished, sessions: rebuilder.sessions, hasRecords, skippedLines, dropped };
+  // The newest diff lines read, copied, for a later state record to name (see `RebuildResult.anchorLines`).
+  const anchorLines: AnchorLine[] = diffs.slice(-maxSnapshots).map(({ head, held }) => ({
+    sequence: head.sequence,
+    base: head.base as number,
+    messageId: head.messageId,
+    line: 'bytes' in held ? Buffer.from(held.bytes.subarray(held.start, held.end)) : held.text,
+  }));
+  return { ...finished, sessions: rebuilder.sessions, hasRecords, skippedLines, dropped, anchorLines };
 }

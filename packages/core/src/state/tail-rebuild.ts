@@ -6,10 +6,10 @@
  * parses and replays only the lines from it on. The open then costs what those records cost, not
  * the session's length.
  *
- * Nothing is written for it (no index or checkpoint beside the log that a crash could leave ahead
- * of the log or out of step with it): the start is found in the log itself at every open, so it is
- * always exactly the log's. The result is what `rebuildStateFromLog` gives for the whole log, for
- * logs in fh's own form (`fh-snapshot` and `file-history-delta` records). A log that one read
+ * The start is found in the log itself at every open, so it is always exactly the log's; a state
+ * record beside the log (`state-record.ts`, the oldest kept snapshot in full) may move it later, to
+ * the line it names, only when the tail holds that very line (head, length, sha256). The result
+ * is what `rebuildStateFromLog` gives for the whole log, for logs in fh's own form (`fh-snapshot` and `file-history-delta` records). A log that one read
  * covers whole (at most {@link TAIL_REBUILD_MAX_BYTES}) is rebuilt whole from the bytes read
  * (`rebuildStateFromBytes`: exactly `rebuildStateFromLog`'s result, every line reported); a longer
  * one whose newest records hold Claude Code's `file-history-snapshot` records, that has no
@@ -26,7 +26,8 @@ import { parseJsonlLine } from './jsonl.js';
 import { LOG_HEAD_BYTES } from './log-ends.js';
 import { byteLines, isDeltaByteLine, lineText, parseLines, rebuildStateFromBytes, sniffByteLine, StateRebuilder, type ByteLine, type RebuildOptions, type RebuildResult } from './rebuild.js';
 import { FH_SESSION_RECORD_TYPE } from './records.js';
-import { FH_SNAPSHOT_RECORD_TYPE } from './snapshot-records.js';
+import { FH_SNAPSHOT_RECORD_TYPE, type FhSnapshotHead } from './snapshot-records.js';
+import { lineSha256, readStateRecord, type AnchorLine, type StateRecord } from './state-record.js';
 
 /**
  * Tail sizes tried in turn, in bytes, each 4× the one before (so at most about 4× the bytes needed
@@ -57,14 +58,23 @@ export async function rebuildFromTail(log: SessionLog, options: TailRebuildOptio
   const maxSnapshots = options.maxSnapshots ?? MAX_SNAPSHOTS;
   const steps = options.tailBytesSteps ?? TAIL_REBUILD_BYTES_STEPS;
   const headBytes = options.headBytes ?? LOG_HEAD_BYTES;
+  let state: StateRecord | undefined;
   for (let step = 0, tailBytes = steps[0]; tailBytes !== undefined && tailBytes <= TAIL_REBUILD_MAX_BYTES; step += 1, tailBytes = steps[step]) {
-    const ends = await log.readTail(headBytes, tailBytes);
+    // The state record beside the log is read with the first tail (never a reason to fail the open).
+    const [ends, stateBytes] = await Promise.all([log.readTail(headBytes, tailBytes), step === 0 ? log.readState?.().catch(() => undefined) : undefined]);
+    if (stateBytes !== undefined) state = readStateRecord(stateBytes);
     const bytes = Buffer.from(ends.tail.buffer, ends.tail.byteOffset, ends.tail.byteLength);
     // A log read whole is rebuilt whole from the bytes read (every line reported, with its number).
     if (ends.whole) return rebuildStateFromBytes(bytes, options);
     const lines = splitTail(bytes);
-    const { start, snapshots } = startLine(lines, maxSnapshots);
+    const diffs: DiffLine[] = [];
+    const { start, snapshots, stateStart } = startLine(lines, maxSnapshots, state, diffs);
     if (start === 'unsupported') return undefined;
+    if (stateStart !== undefined && (start === undefined || stateStart > start)) {
+      const sessions = ends.head.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
+      if (sessions.length === 0) return undefined;
+      return replayFrom(lines, stateStart, sessions, options, maxSnapshots, diffs, (state as StateRecord).body);
+    }
     if (start === undefined) {
       // A tail that held no snapshot record at all (one turn's attachments) says nothing of how far back
       // the start is: when the log's size is known and one read can cover it, read it whole next
@@ -77,7 +87,7 @@ export async function rebuildFromTail(log: SessionLog, options: TailRebuildOptio
     }
     const sessions = ends.head.filter((record) => record.type === FH_SESSION_RECORD_TYPE);
     if (sessions.length === 0) return undefined;
-    return replayFrom(lines, start, sessions, options, maxSnapshots);
+    return replayFrom(lines, start, sessions, options, maxSnapshots, diffs);
   }
   return undefined;
 }
@@ -104,18 +114,25 @@ function mayMatter(text: string): boolean {
  * (a Claude Code `file-history-snapshot` record, an `fh-snapshot` record not in fh's written form).
  * `snapshots`: the `fh-snapshot` full and diff lines the tail holds.
  */
-function startLine(lines: readonly ByteLine[], maxSnapshots: number): { start: number | undefined | 'unsupported'; snapshots: number } {
+function startLine(lines: readonly ByteLine[], maxSnapshots: number, state: StateRecord | undefined, diffs: DiffLine[]): { start: number | undefined | 'unsupported'; snapshots: number; stateStart?: number } {
   const fulls: number[] = [];
   /** nodesAt[i]: snapshots added by the lines before full record i (from the first full on). */
   const nodesAt: number[] = [];
   let nodes = 0;
   let snapshots = 0;
   let lastSequence: number | undefined;
+  /** The state record's anchor line, with the snapshots added before it (its body's counts as one). */
+  let anchor: { index: number; nodesBefore: number } | undefined;
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index] as ByteLine;
     const head = sniffByteLine(line);
     if (head !== undefined) {
+      if (state !== undefined && anchor === undefined && isAnchorLine(line, head, state) && (lastSequence === undefined || lastSequence === state.anchor.base)) {
+        anchor = { index, nodesBefore: nodes - 1 };
+        lastSequence = state.anchor.base;
+      }
       if (head.kind !== 'attach') snapshots += 1;
+      if (head.kind === 'diff') diffs.push({ index, head });
       if (head.kind === 'full') {
         fulls.push(index);
         nodesAt.push(nodes);
@@ -127,7 +144,7 @@ function startLine(lines: readonly ByteLine[], maxSnapshots: number): { start: n
       }
       continue;
     }
-    if (fulls.length === 0 || isDeltaByteLine(line)) continue;
+    if ((fulls.length === 0 && anchor === undefined) || isDeltaByteLine(line)) continue;
     const text = lineText(line);
     if (!mayMatter(text)) continue;
     const parsed = parseJsonlLine(text, line.terminated);
@@ -135,17 +152,33 @@ function startLine(lines: readonly ByteLine[], maxSnapshots: number): { start: n
     const type = parsed.record.type;
     if (type === 'file-history-snapshot' || type === FH_SNAPSHOT_RECORD_TYPE) return { start: 'unsupported', snapshots };
   }
+  const stateStart = anchor !== undefined && nodes - anchor.nodesBefore >= maxSnapshots ? anchor.index : undefined;
+  const found = stateStart === undefined ? {} : { stateStart };
   for (let at = fulls.length - 1; at >= 0; at -= 1) {
-    if (nodes - (nodesAt[at] as number) >= maxSnapshots) return { start: fulls[at], snapshots };
+    if (nodes - (nodesAt[at] as number) >= maxSnapshots) return { start: fulls[at], snapshots, ...found };
   }
-  return { start: undefined, snapshots };
+  return { start: undefined, snapshots, ...found };
 }
 
-/** Replay the head's `fh-session` records and the lines from `start` on. */
-function replayFrom(lines: readonly ByteLine[], start: number, sessions: readonly LogRecord[], options: RebuildOptions, maxSnapshots: number): RebuildResult {
+/** An `fh-snapshot` diff line of a tail: its index and head. */
+interface DiffLine {
+  index: number;
+  head: FhSnapshotHead;
+}
+
+/** Whether `line` (with head `head`) is the state record's anchor: its head, length and sha256 (see `state-record.ts`). */
+function isAnchorLine(line: ByteLine, head: FhSnapshotHead, state: StateRecord): boolean {
+  const { anchor } = state;
+  if (head.kind !== 'diff' || head.sequence !== anchor.sequence || head.base !== anchor.base || head.messageId !== anchor.messageId) return false;
+  return line.end - line.start === anchor.bytes && lineSha256(line.bytes.subarray(line.start, line.end)) === anchor.sha256;
+}
+
+/** Replay the head's `fh-session` records, then `body` (a state record's full record) when given, and the lines from `start` on. */
+function replayFrom(lines: readonly ByteLine[], start: number, sessions: readonly LogRecord[], options: RebuildOptions, maxSnapshots: number, diffs: readonly DiffLine[], body?: LogRecord): RebuildResult {
   const skippedLines = new Map<string, { count: number; firstLine: number }>();
   const rebuilder = new StateRebuilder({ ...options, maxSnapshots });
   for (const session of sessions) rebuilder.push(session);
+  if (body !== undefined) rebuilder.push(body, true);
   parseLines(lines.slice(start), (parsed) => {
     if (parsed === undefined) return;
     if ('reason' in parsed) {
@@ -156,5 +189,12 @@ function replayFrom(lines: readonly ByteLine[], start: number, sessions: readonl
     }
     rebuilder.push(parsed.record, true);
   });
-  return { ...rebuilder.finish(), sessions: rebuilder.sessions, hasRecords: true, skippedLines };
+  // The diff lines replayed, copied (a few KiB each), for a later state record to name as its anchor.
+  const anchorLines: AnchorLine[] = [];
+  for (const { index, head } of diffs) {
+    if (index < start) continue;
+    const line = lines[index] as ByteLine;
+    anchorLines.push({ sequence: head.sequence, base: head.base as number, messageId: head.messageId, line: Buffer.from(line.bytes.subarray(line.start, line.end)) });
+  }
+  return { ...rebuilder.finish(), sessions: rebuilder.sessions, hasRecords: true, skippedLines, anchorLines };
 }
