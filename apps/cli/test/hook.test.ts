@@ -357,6 +357,31 @@ describe('fh hook: PreToolUse before any prompt', () => {
     expect(prompts.map((record) => record.parentUuid)).toEqual([null, prompts[0]?.uuid]);
   });
 
+  it('backs up a file the newest snapshot does not track with one delta record naming that snapshot, as trackEdit does, from the newest records alone', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'build.sh': 'echo build\n', 'src/new.ts': { content: 'export const n = 1;\n', mode: 0o600 } });
+    const quiet = { exitCode: 0, stdout: '', stderr: '' };
+    expect(await hook(box, await event('user-prompt-submit', box))).toEqual(quiet);
+    expect(await hook(box, await event('pre-tool-use-edit', box))).toEqual(quiet);
+    const store = new FsBackupStore({ root: join(box.home, '.fh') });
+    const before = (await store.sessionLog(SESSION).read()).records;
+    const edit = JSON.parse((await event('pre-tool-use-edit', box)).replace('build.sh', 'src/new.ts')) as Record<string, unknown>;
+    expect(await hook(box, JSON.stringify({ ...edit, agent_id: 'a96cf8a5', agent_type: 'Explore' }))).toEqual(quiet);
+    const after = (await store.sessionLog(SESSION).read()).records;
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after.slice(before.length).map((record) => [record.type, record.snapshotMessageId, record.trackingPath])).toEqual([['file-history-delta', before.find((record) => record.type === 'user')?.uuid, 'src/new.ts']]);
+    const latest = restoreStateFromLog(after, { projectRoot: box.project }).snapshots.at(-1);
+    const entry = latest?.trackedFileBackups['src/new.ts'];
+    expect({ version: entry?.version, size: entry?.size, mode: entry?.mode, changedBy: entry?.changedBy?.map(({ at: _at, ...who }) => who) }).toEqual({
+      version: 1,
+      size: 20,
+      mode: 0o600,
+      changedBy: [{ by: 'subagent', agentId: 'a96cf8a5', agentType: 'Explore' }],
+    });
+    expect(await readFile(join(box.home, '.fh', 'file-history', SESSION, entry?.backupFileName as string), 'utf8')).toBe('export const n = 1;\n');
+    expect(Object.keys(latest?.trackedFileBackups ?? {}).sort()).toEqual(['build.sh', 'src/new.ts']);
+  });
+
   it('blocks an edit it cannot back up within its budget (exit 2, saying nothing was changed) and leaves no copy; a killed waiting hook\'s copy goes at the next lock', async () => {
     const box = await sandbox();
     await writeFiles(box.project, { 'build.sh': 'echo build\n', 'README.md': '# Project\n' });

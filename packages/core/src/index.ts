@@ -16,6 +16,7 @@ export * from './file-history-context.js';
 export * from './snapshot/change-detection.js';
 export * from './track/track-edit.js';
 export * from './track/prepare-edit.js';
+export * from './track/track-new-file.js';
 export * from './snapshot/make-snapshot.js';
 export * from './rewind/rewind.js';
 export * from './rewind/diff-stats.js';

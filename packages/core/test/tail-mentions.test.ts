@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { deltaRecord, snapshotRecord } from '../src/state/records.js';
 import { latestSnapshotFromTail } from '../src/state/restore-state.js';
 import { attachSnapshotRecord, diffSnapshotRecord, fullSnapshotRecord } from '../src/state/snapshot-records.js';
+import { newestSnapshotTracking } from '../src/state/newest-records.js';
 import { tailMayTrack } from '../src/state/tail-mentions.js';
+import type { LogRecord } from '../src/store.js';
 import type { FileHistoryBackup, FileHistorySnapshot } from '../src/types.js';
 import { random } from './random.js';
 
@@ -84,5 +86,48 @@ describe('tailMayTrack', () => {
       }
     }
     expect(answeredFalse).toBeGreaterThan(200);
+  });
+});
+
+describe('newestSnapshotTracking', () => {
+  it('names the newest snapshot latestSnapshotFromTail rebuilds, and never a file it tracks as untracked, whenever it answers, on 500 random tails', () => {
+    let answered = 0;
+    let untracked = 0;
+    const keys = ['a.txt', 'b.txt', 'c.txt', 'dir/d.txt'];
+    for (let seed = 1; seed <= 500; seed += 1) {
+      const next = random(seed);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+      const files = (): Record<string, FileHistoryBackup> => Object.fromEntries(keys.filter(() => next() < 0.4).map((key) => [next() < 0.05 ? `./${key}` : key, backup(key, 1 + Math.floor(next() * 3))]));
+      let sequence = 1 + Math.floor(next() * 5);
+      let messageId = `u${sequence}`;
+      const records: unknown[] = [json(fullSnapshotRecord(snapshot(messageId, files()), sequence))];
+      const length = Math.floor(next() * 8);
+      for (let index = 0; index < length; index += 1) {
+        const kind = next();
+        // Mostly what fh writes, now and then a record a rebuild skips or reads otherwise.
+        if (kind < 0.3) {
+          const base = next() < 0.9 ? sequence : sequence + 1;
+          messageId = `u${(sequence += 1)}`;
+          records.push(json(diffSnapshotRecord(messageId, T0, sequence, base, files(), keys.filter(() => next() < 0.2))));
+        } else if (kind < 0.45) records.push(json(attachSnapshotRecord(next() < 0.9 ? messageId : 'other', sequence, files())));
+        else if (kind < 0.7) records.push(json(deltaRecord(next() < 0.9 ? messageId : 'u1', pick([...keys, './a.txt', `${ROOT}/b.txt`]), backup('d', 1 + index), T0)));
+        else if (kind < 0.8) records.push({ type: 'user', uuid: `p${index}` });
+        else if (kind < 0.85) records.push(json(snapshotRecord(snapshot(messageId, files()), next() < 0.5)));
+        else if (kind < 0.9) records.push(json(fullSnapshotRecord(snapshot((messageId = `u${(sequence += 1)}`), files()), sequence)));
+        else records.push(pick([{ type: 'fh-snapshot', version: 2, kind: 'diff', sequence: sequence + 1, base: sequence, messageId: 'bad', entries: [] }, { type: 'fh-snapshot', version: 3, kind: 'full', sequence: 1, messageId: 'new', entries: {} }]));
+      }
+      const latest = latestSnapshotFromTail(records, { projectRoot: ROOT });
+      for (const key of keys) {
+        const answer = newestSnapshotTracking(records as LogRecord[], key);
+        if (answer === undefined) continue;
+        answered += 1;
+        if (!answer.tracks) untracked += 1;
+        // Never "not tracked" for a file the rebuild tracks ("tracked" only sends the caller the long way).
+        const tracks = latest?.trackedFileBackups[key] !== undefined;
+        expect({ seed, key, answer }).toEqual({ seed, key, answer: { messageId: latest?.messageId, tracks: tracks || answer.tracks } });
+      }
+    }
+    expect(answered).toBeGreaterThan(400);
+    expect(untracked).toBeGreaterThan(200);
   });
 });

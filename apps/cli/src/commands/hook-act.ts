@@ -38,6 +38,7 @@ import {
   tailMayTrack,
   takeCheckpoint,
   toTrackingPath,
+  trackNewFileFromNewest,
   userMessageRecord,
   type BackupStore,
   type LogEnds,
@@ -117,6 +118,7 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
     if (!(await isFolder(projectRoot))) throw new Error(`project folder ${projectRoot} (${project.source}) does not exist; nothing recorded`);
     const agent = agentFromIds(event.agent_id, event.agent_type);
     let absolutePath: string | undefined;
+    let key: string | undefined;
     if (action.kind === 'edit') {
       if (!isAbsolute(action.path) && !(await isFolder(cwd))) throw new Error(`the event's cwd ${cwd} does not exist; nothing recorded`);
       absolutePath = isAbsolute(action.path) ? action.path : resolve(cwd, action.path);
@@ -126,7 +128,6 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
         process.stderr.write(`fh hook: warning: ${absolutePath} is inside fh's store folder ${storeFolder}: not backed up (fh never tracks or rewinds its own files); nothing recorded\n`);
         return;
       }
-      let key: string | undefined;
       try {
         key = toTrackingPath(projectRoot, absolutePath);
       } catch {
@@ -151,6 +152,11 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       lock = await lockSession(store, sessionId, lockUntil);
       reading = await readLog(log, reading);
       ({ ends } = reading);
+    }
+    // A new file (the newest snapshot, as read under the lock, does not track it): its prepared
+    // copy is named and attached from the newest records alone, no snapshot rebuilt.
+    if (prepared !== undefined && key !== undefined && absolutePath !== undefined && reading.newest !== undefined) {
+      if (await trackNewFileFromNewest({ log, newest: reading.newest, projectRoot, trackingPath: key, absolutePath, prepared, agent })) return;
     }
     const warnings = warningCollector((line) => process.stderr.write(`fh hook: warning: ${line}\n`));
     const onWarning = (message: string): void => warnings.warn(message);

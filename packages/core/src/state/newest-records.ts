@@ -9,9 +9,10 @@
 import type { LogEnds, LogRecord, SessionLog } from '../store.js';
 import { parseJsonl, parseJsonlLine } from './jsonl.js';
 import { LOG_HEAD_BYTES, LOG_TAIL_BYTES_STEPS } from './log-ends.js';
-import { byteLines, lineText, sniffByteLine, type ByteLine } from './rebuild.js';
+import { byteLines, isCleanKey, lineText, sniffByteLine, type ByteLine } from './rebuild.js';
 import { FH_SESSION_RECORD_TYPE } from './records.js';
 import { tailAnchor } from './restore-state.js';
+import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead } from './snapshot-records.js';
 
 /** What {@link readNewestRecords} read. */
 export interface NewestRecords {
@@ -74,6 +75,53 @@ export async function readNewestRecords(log: SessionLog, previous?: NewestRecord
     };
   }
   return undefined;
+}
+
+/**
+ * The newest snapshot of `tail` (`NewestRecords.ends.tail`: the records from the newest
+ * `fh-snapshot` full record on) and whether it tracks the file at tracking path `key`, read from
+ * the records as they are, without parsing or building any entry (issue 16: an edit of a new file
+ * needs no more): `{ messageId, tracks }`, exactly what a rebuild of those records gives
+ * (`latestStateFromTail`), or undefined when the records do not settle it that simply. They do
+ * when they start with an `fh-snapshot` full record, every later `fh-snapshot` record is one a
+ * rebuild takes as it is (a diff against the snapshot before it, an attach to the newest), no
+ * `file-history-snapshot` record follows (Claude Code's form), and every path named (entries,
+ * removed paths, `file-history-delta` paths) is a clean tracking path (`isCleanKey`: no other
+ * spelling can stand for `key`). Other records (user turns, `fh-session`, ...) are passed over.
+ */
+export function newestSnapshotTracking(tail: readonly LogRecord[], key: string): { messageId: string; tracks: boolean } | undefined {
+  let newest: { messageId: string; sequence: number } | undefined;
+  let tracks = false;
+  for (const record of tail) {
+    const { type } = record;
+    if (type === 'file-history-snapshot') return undefined;
+    if (type === 'file-history-delta') {
+      const path = record.trackingPath;
+      if (newest === undefined || typeof path !== 'string' || !isCleanKey(path)) return undefined;
+      if (path === key) tracks = true;
+      continue;
+    }
+    if (type !== FH_SNAPSHOT_RECORD_TYPE) continue;
+    const head = fhSnapshotRecordHead(record);
+    const entries = record.entries;
+    if (head === undefined || typeof entries !== 'object' || entries === null || Array.isArray(entries)) return undefined;
+    if (head.kind === 'full' ? newest !== undefined : newest === undefined || (head.kind === 'diff' ? head.base !== newest.sequence : head.sequence !== newest.sequence || head.messageId !== newest.messageId)) return undefined;
+    // A full record replaces every entry; a diff or an attach changes the named ones.
+    if (head.kind === 'full') tracks = false;
+    for (const path in entries) {
+      if (!isCleanKey(path)) return undefined;
+      if (path === key) tracks = true;
+    }
+    if (head.kind === 'diff' && record.removed !== undefined) {
+      if (!Array.isArray(record.removed)) return undefined;
+      for (const path of record.removed as unknown[]) {
+        if (typeof path !== 'string' || !isCleanKey(path)) return undefined;
+        if (path === key) tracks = false;
+      }
+    }
+    newest = { messageId: head.messageId, sequence: head.sequence };
+  }
+  return newest === undefined ? undefined : { messageId: newest.messageId, tracks };
 }
 
 /** How every `fh-snapshot` full record fh writes starts (`fullSnapshotRecord`, see `sniffFhSnapshotLine`). */
