@@ -341,6 +341,20 @@ export interface BackupStore {
   /** Stream the backup's bytes. Throws `NotFoundError` if it does not exist. */
   openBackup(sessionId: string, backupFileName: string): Promise<AsyncIterable<Uint8Array>>;
 
+  /**
+   * Optional: all bytes of a small backup, read synchronously (open, fstat, read, close: no
+   * thread-pool round trip), for a caller that needs a few small backups' bytes at once (diff
+   * stats). Refuses what {@link BackupStore.openBackup} refuses, and the same way:
+   * `InvalidArgumentError` for a bad name (one that would lead outside the store),
+   * `NotFoundError` for a missing backup, `CorruptError` for a backup (or a store folder on its
+   * way) that is a symbolic link or not a regular file — never reading the file it leads to.
+   * Returns `undefined`, having read nothing, when the backup is larger than `maxBytes` or the
+   * store cannot read synchronously now; the caller then reads it with `openBackup`. It blocks
+   * the event loop while it reads: callers keep `maxBytes` small (diff stats: 256 KiB). Stores
+   * whose backups are remote (S3) do not offer it.
+   */
+  readBackupSync?(sessionId: string, backupFileName: string, maxBytes: number): Uint8Array | undefined;
+
   /** Delete one backup; a missing backup is not an error. */
   deleteBackup(sessionId: string, backupFileName: string): Promise<void>;
 

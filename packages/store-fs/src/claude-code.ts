@@ -221,6 +221,11 @@ export class ClaudeCodeStore implements BackupStore {
     return this.backups.openBackup(sessionId, backupFileName);
   }
 
+  /** A small backup's bytes, read synchronously (see `FsBackupStore.readBackupSync`); undefined over `maxBytes`. */
+  readBackupSync(sessionId: string, backupFileName: string, maxBytes: number): Uint8Array | undefined {
+    return this.backups.readBackupSync(sessionId, backupFileName, maxBytes);
+  }
+
   /** Delete a backup of a session this store created; `UnsupportedError` for an existing session. */
   async deleteBackup(sessionId: string, backupFileName: string): Promise<void> {
     await this.assertWritable(sessionId, 'deleteBackup');

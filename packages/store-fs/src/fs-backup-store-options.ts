@@ -19,7 +19,14 @@ export type FsMetadataSync = Pick<typeof nodeFs, 'statSync' | 'lstatSync' | 'lin
 export type FsBackupStoreFileSystem = typeof fsPromises & FsMetadataSync & {
   /** Optional `readFileSync`: small fresh backups are hashed with one synchronous read. */
   readFileSync?: (path: string) => Uint8Array;
-};
+} & Partial<FsReadSync>;
+
+/**
+ * The synchronous calls `FsBackupStore.readBackupSync` reads a small backup with (one open never
+ * following a link, fstat, reads, close); without all four it returns undefined and callers
+ * stream the backup instead.
+ */
+export type FsReadSync = Pick<typeof nodeFs, 'openSync' | 'fstatSync' | 'readSync' | 'closeSync'>;
 
 /** Options of `FsBackupStore`. */
 export interface FsBackupStoreOptions {

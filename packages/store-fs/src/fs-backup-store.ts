@@ -79,11 +79,11 @@ import {
   translateSourceError,
 } from '@fh/core';
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, linkSync, lstatSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import * as nodeFsPromises from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { FsBackupStoreFileSystem, FsBackupStoreOptions } from './fs-backup-store-options.js';
+import type { FsBackupStoreFileSystem, FsBackupStoreOptions, FsReadSync } from './fs-backup-store-options.js';
 import { FsSessionLog } from './fs-session-log.js';
 import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, releasingOwnLock, removeStaleLockTemps, tempBeside, uncleanMarkPath } from './session-lock-fs.js';
 import { STORE_FOLDER_MODE, TEMP_PREFIX, validateName } from './names.js';
@@ -99,6 +99,10 @@ export const nodeFileSystem: FsBackupStoreFileSystem = {
   renameSync,
   readFileSync,
   realpathSync: (path: string) => realpathSync.native(path),
+  openSync,
+  fstatSync,
+  readSync,
+  closeSync,
 };
 
 /** Backups up to this size (bytes) are hashed with one synchronous read of the fresh copy. */
@@ -394,6 +398,48 @@ export class FsBackupStore implements BackupStore {
         stream.destroy();
       }
     })();
+  }
+
+  /**
+   * All bytes of a backup of at most `maxBytes`, read synchronously (see
+   * `BackupStore.readBackupSync`): the names are checked and the store folders on the way refused
+   * when linked (as every call does), the file is opened with `O_NOFOLLOW` (plus `O_NONBLOCK`, so a
+   * FIFO planted at the name cannot block the process) and its descriptor must be a regular file.
+   * `undefined` (nothing read) for a backup over `maxBytes`, or when the file system lacks the sync
+   * calls (`FsReadSync`) or `O_NOFOLLOW` (the caller then streams it with `openBackup`).
+   */
+  readBackupSync(sessionId: string, backupFileName: string, maxBytes: number): Uint8Array | undefined {
+    const fs = this.fs;
+    if (typeof fs.openSync !== 'function' || typeof fs.fstatSync !== 'function' || typeof fs.readSync !== 'function' || typeof fs.closeSync !== 'function') return undefined;
+    const sync = fs as FsBackupStoreFileSystem & FsReadSync;
+    const path = this.backupPath(sessionId, backupFileName);
+    const context = `readBackupSync "${backupFileName}" of session "${sessionId}"`;
+    const flags = this.readNoFollow();
+    if (typeof flags !== 'number') return undefined;
+    let fd: number;
+    try {
+      fd = sync.openSync(path, flags | (constants.O_NONBLOCK ?? 0));
+    } catch (error) {
+      if (errnoCode(error) === 'ELOOP') throw this.linkInStore(path, 'is a symbolic link');
+      throw translateFsError(error, context);
+    }
+    try {
+      const stats = sync.fstatSync(fd);
+      if (!stats.isFile()) throw this.linkInStore(path, 'is not a regular file');
+      if (stats.size > maxBytes) return undefined;
+      const bytes = new Uint8Array(stats.size);
+      let length = 0;
+      while (length < bytes.length) {
+        const count = sync.readSync(fd, bytes, length, bytes.length - length, length);
+        if (count === 0) break;
+        length += count;
+      }
+      return bytes.subarray(0, length);
+    } catch (error) {
+      throw translateFsError(error, context);
+    } finally {
+      sync.closeSync(fd);
+    }
   }
 
   /** Delete one backup; a missing one is not an error. */

@@ -1,5 +1,5 @@
 import { runConformanceSuite } from '@fh/store-test-suite';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsBackupStore } from '../src/index.js';
@@ -7,6 +7,7 @@ import { FsBackupStore } from '../src/index.js';
 runConformanceSuite({
   name: 'fs',
   realFileSystem: true,
+  syncRead: true,
   async createHarness() {
     const base = await mkdtemp(join(tmpdir(), 'fh-conformance-fs-'));
     const root = join(base, 'store');
@@ -30,6 +31,9 @@ runConformanceSuite({
       },
       async replaceBackupBytes(sessionId, backupFileName, bytes) {
         await writeFile(join(sessionFolder(sessionId), backupFileName), bytes);
+      },
+      async linkBackupObject(sessionId, backupFileName, target) {
+        await symlink(target, join(sessionFolder(sessionId), backupFileName));
       },
       async cleanup() {
         await rm(base, { recursive: true, force: true });

@@ -44,6 +44,11 @@ export class MemfsBackupStore extends FsBackupStore {
       unlinkSync: volume.unlinkSync.bind(volume),
       renameSync: volume.renameSync.bind(volume),
       realpathSync: (path: string) => String(volume.realpathSync(path)),
+      // Small backups are read synchronously (diff stats: `readBackupSync`).
+      openSync: volume.openSync.bind(volume),
+      fstatSync: volume.fstatSync.bind(volume),
+      readSync: volume.readSync.bind(volume),
+      closeSync: volume.closeSync.bind(volume),
     }) as unknown as FsBackupStoreFileSystem;
     super({ root: posix.resolve(root), fileSystem });
     this.volume = volume;

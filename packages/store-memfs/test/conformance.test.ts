@@ -5,6 +5,7 @@ import { MemfsBackupStore } from '../src/index.js';
 runConformanceSuite({
   name: 'memfs',
   realFileSystem: false,
+  syncRead: true,
   async createHarness() {
     const store = new MemfsBackupStore();
     const volume = store.volume;
@@ -28,6 +29,9 @@ runConformanceSuite({
       },
       async replaceBackupBytes(sessionId, backupFileName, bytes) {
         volume.writeFileSync(posix.join(sessionFolder(sessionId), backupFileName), bytes);
+      },
+      async linkBackupObject(sessionId, backupFileName, target) {
+        volume.symlinkSync(target, posix.join(sessionFolder(sessionId), backupFileName));
       },
       async cleanup() {
         volume.reset();

@@ -16,6 +16,12 @@ export interface StoreHarness {
    * byte), keeping whatever metadata the store recorded for it, bypassing the store API.
    */
   replaceBackupBytes(sessionId: string, backupFileName: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Put a symbolic link named `backupFileName` in the session's backup folder, leading to
+   * `target` (a path outside the store holding other bytes), bypassing the store API: a store
+   * must never read through it. Required of stores that offer `readBackupSync`.
+   */
+  linkBackupObject?(sessionId: string, backupFileName: string, target: string): Promise<void>;
   /** Remove everything the harness created. */
   cleanup(): Promise<void>;
 }
@@ -36,6 +42,12 @@ export interface ConformanceOptions {
    * timestamp shortcut wait a little longer than this.
    */
   timestampGranularityMs?: number;
+  /**
+   * The store offers `readBackupSync` (a sync read of small local backups): the suite tests it,
+   * refusals included (the harness must then have `linkBackupObject`). Default false: the suite
+   * checks the store does not offer it.
+   */
+  syncRead?: boolean;
   /** Files in the bounded-concurrency test. Default 5,000 (issue 2 rule 7). */
   manyFilesCount?: number;
 }

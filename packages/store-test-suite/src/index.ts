@@ -14,6 +14,7 @@ import { makeSnapshotTests } from './groups/make-snapshot.js';
 import { rewindTests } from './groups/rewind.js';
 import { sessionRecordsTests } from './groups/session-records.js';
 import { switchesTests } from './groups/switches.js';
+import { syncReadTests } from './groups/sync-read.js';
 import { trackEditTests } from './groups/track-edit.js';
 import type { ConformanceOptions } from './harness.js';
 import { useWorkspace } from './workspace.js';
@@ -34,6 +35,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
     sessionRecordsTests(workspace);
     backupIntegrityTests(workspace);
     backupBatchTests(workspace);
+    syncReadTests(workspace, options.syncRead === true);
     concurrencyTests(workspace, { realFileSystem: options.realFileSystem, manyFilesCount: options.manyFilesCount ?? 5000 });
   });
 }

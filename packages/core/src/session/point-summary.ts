@@ -15,6 +15,7 @@
 import type { BackupStore, WorkspaceFs } from '../store.js';
 import { toAbsolutePath } from '../paths.js';
 import { countLineChanges, MIN_DIFF_TIMEOUT_MS } from '../rewind/diff-stats.js';
+import { readStoreBackup } from '../rewind/backup-content.js';
 import type { UndoEntry } from './undo-records.js';
 
 /** What a point's operation changes, counted when the point was saved (record field `summary`). */
@@ -62,10 +63,8 @@ export interface SummarizePointInput {
   isUndoBackup: (name: string) => boolean;
 }
 
-async function storeBytes(source: PlanSource, name: string): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await source.store.openBackup(source.sessionId, name)) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
+function storeBytes(source: PlanSource, name: string): Promise<Uint8Array> {
+  return readStoreBackup(source.store, source.sessionId, name);
 }
 
 /**

@@ -9,6 +9,7 @@ import { errnoCode } from '../errors.js';
 import { DEFAULT_DIFF_SIZE_CAP_BYTES } from '../file-history-context.js';
 import { toAbsolutePath } from '../paths.js';
 import { countLineChanges, DIFF_BUDGET_MS, DIFF_TIMEOUT_MS, MIN_DIFF_TIMEOUT_MS } from '../rewind/diff-stats.js';
+import { readStoreBackup } from '../rewind/backup-content.js';
 import { startPhase, type ProgressCallback } from '../progress.js';
 import type { DiffStats, FileDiffStat } from '../results.js';
 import type { FsStats } from '../store.js';
@@ -55,9 +56,7 @@ async function lstatOrUndefined(workspace: UndoWorkspace, path: string): Promise
  */
 export async function undoEntryBytes(undo: UndoStore, entry: UndoEntry): Promise<Uint8Array | null> {
   if (entry.kind !== 'file') return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of await undo.store.openBackup(undo.sessionId, entry.backupFileName as string)) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
+  return readStoreBackup(undo.store, undo.sessionId, entry.backupFileName as string);
 }
 
 /**
