@@ -9,6 +9,7 @@
  * `file-history-delta` costs what it holds (never a copy of the whole map), and the kept snapshots
  * come out chained (`snapshot-chain.ts`): memory proportional to the distinct entries.
  */
+import { isAscii } from 'node:buffer';
 import { posix, win32 } from 'node:path';
 import { InvalidArgumentError } from '../errors.js';
 import type { LogRecord, SessionLog } from '../store.js';
@@ -634,7 +635,8 @@ function parseBatch(lines: readonly (ByteLine | TextLine)[], scratch: { bytes?: 
       at += 2;
     }
     joined[length - 1] = 0x5d;
-    text = joined.toString('utf8', 0, length);
+    // ASCII (fh's own records mostly are) decodes as Latin-1: the same string, without UTF-8 decoding.
+    text = isAscii(joined.subarray(0, length)) ? joined.toString('latin1', 0, length) : joined.toString('utf8', 0, length);
   } else {
     text = `[${lines.map((line) => ('bytes' in line ? lineText(line) : line.text)).join('\n,')}\n]`;
   }

@@ -151,15 +151,21 @@ export function parseRecordTime(text: string): number {
  */
 export class RecordTimes {
   private readonly dates = new Map<string, Date | null>();
+  /** The last time asked for and its Date: entries next to each other mostly share it (no hash of the text then). */
+  private lastText = '';
+  private lastDate: Date | null = null;
 
   /** The Date of `text` (as {@link parseRecordTime} reads it), or undefined when it is not one. */
   date(text: string): Date | undefined {
+    if (text === this.lastText) return this.lastDate ?? undefined;
     let date = this.dates.get(text);
     if (date === undefined) {
       const time = parseRecordTime(text);
       date = Number.isNaN(time) ? null : new Date(time);
       this.dates.set(text, date);
     }
+    this.lastText = text;
+    this.lastDate = date;
     return date ?? undefined;
   }
 }
