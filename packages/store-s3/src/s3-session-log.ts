@@ -27,8 +27,12 @@ export const MIN_TAIL_OBJECTS = 16;
 /**
  * Appends after the newest compacted run (the log's first object aside) at which the session's
  * lease holder compacts them when it releases the lease (see "Compaction" on {@link S3SessionLog}).
+ * Every reader of the log's ends (each hook event, before and under the lease) fetches the
+ * appends since the newest run, one request each: at 2 it fetches at most one, for a compaction
+ * (a run and a removal beside the lease's removal) every second acting event (at 4, measured in
+ * `npm run bench -- hook-s3`: 33 requests per round of the four acting events; at 2: 28).
  */
-export const COMPACT_AFTER_APPENDS = 4;
+export const COMPACT_AFTER_APPENDS = 2;
 
 /**
  * Largest compacted run, in bytes, that newer appends are merged into; past it a new run starts
@@ -135,7 +139,7 @@ export function coverOf(listed: readonly LogObject[]): LogView {
  * and parses them with the core's `parseJsonl`, giving the records a JSONL file would.
  *
  * Compaction (layout 2), so reading the log's ends costs a few requests at any session length:
- * when this store releases the session's lease and more than {@link COMPACT_AFTER_APPENDS}
+ * when this store releases the session's lease and at least {@link COMPACT_AFTER_APPENDS}
  * appends follow the newest compacted run (the log's first object, which holds its `fh-session`
  * record, is never compacted), they are written as one object
  * `<first>-<last>.jsonl` holding exactly their bytes in order, merged with the run before them
