@@ -22,6 +22,7 @@
  * anchor) is ignored and the log is read as without it. It is not fsynced: losing it costs only a
  * longer open.
  */
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { LogRecord } from '../store.js';
 import { FH_SNAPSHOT_RECORD_TYPE, fhSnapshotRecordHead } from './snapshot-records.js';
@@ -106,7 +107,9 @@ export function readStateRecord(bytes: Uint8Array): StateRecord | undefined {
     const { type, version, anchor, bodyBytes } = head as Record<string, unknown>;
     if (type !== FH_STATE_RECORD_TYPE || version !== FH_STATE_RECORD_VERSION || !isAnchor(anchor)) return undefined;
     if (bodyBytes !== buffer.length - newline - 1 || buffer[buffer.length - 1] !== 0x0a) return undefined;
-    body = JSON.parse(buffer.toString('utf8', newline + 1, buffer.length - 1));
+    // ASCII (fh's records mostly are) decodes as Latin-1: the same string, without UTF-8 decoding.
+    const encoding = isAscii(buffer.subarray(newline + 1)) ? 'latin1' : 'utf8';
+    body = JSON.parse(buffer.toString(encoding, newline + 1, buffer.length - 1));
     const bodyHead = typeof body === 'object' && body !== null && (body as { type?: unknown }).type === FH_SNAPSHOT_RECORD_TYPE ? fhSnapshotRecordHead(body) : undefined;
     if (bodyHead === undefined || bodyHead.kind !== 'full' || bodyHead.sequence !== anchor.base) return undefined;
     return { anchor, body: body as LogRecord };
