@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotFileBackups, type FileHistoryBackup, type FileHistoryState } from '../src/index.js';
+import { snapshotFileBackups, snapshotFileTargets, type FileHistoryBackup, type FileHistoryState } from '../src/index.js';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 
@@ -48,5 +48,22 @@ describe('snapshotFileBackups', () => {
     const state: FileHistoryState = { ...STATE, trackedFiles: new Set() };
     expect([...(snapshotFileBackups(state, 'm3')?.keys() ?? [])]).toEqual(['a.txt', 'b.txt', 'c.txt']);
     expect(snapshotFileBackups(STATE, 'nope')).toBeUndefined();
+  });
+
+  it('lists the same targets in path order (snapshotFileTargets), a tracked file named __proto__ taking its first later entry', () => {
+    const P1 = entry('pppppppppppppppp@v1', 1);
+    const state: FileHistoryState = {
+      snapshots: [...STATE.snapshots, { messageId: 'm4', timestamp: T0, trackedFileBackups: Object.assign(Object.create(null) as Record<string, FileHistoryBackup>, { ['__proto__']: P1 }) }],
+      trackedFiles: new Set([...STATE.trackedFiles, '__proto__']),
+      snapshotSequence: 5,
+    };
+    expect(snapshotFileTargets(state, 'm1')).toEqual([
+      { path: '__proto__', backup: P1 },
+      { path: 'a.txt', backup: A1 },
+      { path: 'b.txt', backup: B1 },
+      { path: 'c.txt', backup: C1 },
+      { path: 'later.txt', backup: undefined },
+    ]);
+    expect(snapshotFileTargets(state, 'nope')).toBeUndefined();
   });
 });

@@ -3,7 +3,8 @@
  * rule 4). Shared by `rewind` (which then does it), `getDiffStats` (which counts lines) and
  * `hasAnyChanges` (which stops at the first difference). Planning only reads.
  *
- * Which backup stands for each file at the snapshot is `snapshotFileBackups` (snapshot-targets.ts).
+ * Which backup stands for each file at the snapshot is `snapshotFileBackups` (snapshot-targets.ts,
+ * as the list `snapshotFileTargets`).
  *
  * A file that became a folder, or a folder that became a file, is planned across the change (a
  * rewind deletes first, then restores): a folder standing where the snapshot has a file is
@@ -17,7 +18,7 @@ import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from '../erro
 import type { FileHistoryContext } from '../file-history-context.js';
 import { createFolderChecker, type FolderState } from './parent-folders.js';
 import { toAbsolutePath, toTrackingPath } from '../paths.js';
-import { snapshotFileBackups } from './snapshot-targets.js';
+import { snapshotFileTargets } from './snapshot-targets.js';
 import { createMetadataReader, type MetadataReader } from '../metadata.js';
 import { mapWithWorkers } from '../worker-pool.js';
 import type { BackupInfo, FsStats } from '../store.js';
@@ -77,12 +78,13 @@ export function rewindTargets(
   context: FileHistoryContext,
   paths?: readonly string[],
 ): RewindTarget[] {
-  const backups = snapshotFileBackups(state, messageId);
-  if (backups === undefined) {
+  const targets = snapshotFileTargets(state, messageId);
+  if (targets === undefined) {
     const dropped = state.snapshots.length >= MAX_SNAPSHOTS ? ` (a session keeps its newest ${MAX_SNAPSHOTS} snapshots; older ones are dropped)` : '';
     throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}${dropped}`);
   }
-  if (paths === undefined) return [...backups].map(([path, backup]) => ({ path, backup }));
+  if (paths === undefined) return targets;
+  const backups = new Map(targets.map((target) => [target.path, target.backup]));
   if (!Array.isArray(paths)) throw new InvalidArgumentError(`paths must be an array of paths, got ${JSON.stringify(paths)}`);
   const selected = new Set<string>();
   for (const path of paths) {
@@ -125,15 +127,18 @@ export async function planRewind(
   const progress = startPhase(options.onProgress, 'checking', targets.length);
   const metadata = createMetadataReader(context.fs);
   const folderState = createFolderChecker(metadata, context.projectRoot);
-  const entries = new Map(targets.map((target) => [target.path, target.backup]));
-  const deletedByThisRewind = (path: string) => isDeletion(entries.get(path));
+  // Only a file ↔ folder change asks which paths this rewind deletes: the map is built then.
+  let entries: Map<string, FileHistoryBackup | undefined> | undefined;
+  const deletedByThisRewind = (path: string) => isDeletion((entries ??= new Map(targets.map((target) => [target.path, target.backup]))).get(path));
   const plans = new Array<FilePlan | undefined>(targets.length);
   const rest: number[] = [];
+  // Targets are sorted, so the files of one folder come together: its safe state is looked up once.
+  const okFolder: OkFolder = { trackingFolder: undefined };
   for (let index = 0; index < targets.length; index += 1) {
     const pause = metadata.pause();
     if (pause !== undefined) await pause;
     const target = targets[index] as RewindTarget;
-    if (unchangedNow(context, metadata, target, folderState)) {
+    if (unchangedNow(context, metadata, target, folderState, okFolder)) {
       plans[index] = { kind: 'same', path: target.path };
       progress.file();
     } else {
@@ -170,6 +175,7 @@ function unchangedNow(
   metadata: MetadataReader,
   target: RewindTarget,
   folderState: (folder: string) => FolderState | Promise<FolderState>,
+  okFolder: OkFolder,
 ): boolean {
   const { backup } = target;
   if (backup === undefined || backup.error !== undefined || backup.backupFileName === null || backup.size === undefined || backup.mode === undefined) return false;
@@ -180,14 +186,23 @@ function unchangedNow(
     return false;
   }
   try {
-    const folder = folderState(dirname(absolutePath));
-    if (folder instanceof Promise || folder.kind !== 'ok') return false;
+    const trackingFolder = target.path.slice(0, Math.max(0, target.path.lastIndexOf('/')));
+    if (trackingFolder !== okFolder.trackingFolder) {
+      const folder = folderState(dirname(absolutePath));
+      if (folder instanceof Promise || folder.kind !== 'ok') return false;
+      okFolder.trackingFolder = trackingFolder;
+    }
     const stats = metadata.lstatNow(absolutePath);
     if (stats === undefined || !stats.isFile()) return false;
     return compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)?.changed === false;
   } catch {
     return false;
   }
+}
+
+/** The tracking folder the first pass last found safe (`ok`), shared by the files after it in it. */
+interface OkFolder {
+  trackingFolder: string | undefined;
 }
 
 async function planFile(

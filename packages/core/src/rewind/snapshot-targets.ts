@@ -21,18 +21,33 @@ export function snapshotFileBackups(
   state: Readonly<FileHistoryState>,
   messageId: string,
 ): Map<string, FileHistoryBackup | undefined> | undefined {
+  const targets = snapshotFileTargets(state, messageId);
+  return targets === undefined ? undefined : new Map(targets.map((target) => [target.path, target.backup]));
+}
+
+/**
+ * {@link snapshotFileBackups} as a list, sorted by tracking path (what a rewind plans over): one
+ * pass over the snapshot's entries and the tracked files, no intermediate map.
+ */
+export function snapshotFileTargets(
+  state: Readonly<FileHistoryState>,
+  messageId: string,
+): Array<{ path: string; backup: FileHistoryBackup | undefined }> | undefined {
   const snapshot = findSnapshot(state, messageId);
   if (snapshot === undefined) return undefined;
   const index = state.snapshots.lastIndexOf(snapshot);
-  const paths = [...new Set([...state.trackedFiles, ...Object.keys(snapshot.trackedFileBackups)])].sort();
-  return new Map(paths.map((path) => [path, snapshot.trackedFileBackups[path] ?? firstBackupAfter(state, index, path)]));
+  const own = snapshot.trackedFileBackups;
+  const paths = Object.keys(own);
+  for (const path of state.trackedFiles) if (!Object.hasOwn(own, path)) paths.push(path);
+  paths.sort();
+  return paths.map((path) => ({ path, backup: (Object.hasOwn(own, path) ? own[path] : undefined) ?? firstBackupAfter(state, index, path) }));
 }
 
 /** The first entry for `path` in a snapshot after index `index`: its state before the agent first touched it. */
 function firstBackupAfter(state: Readonly<FileHistoryState>, index: number, path: string): FileHistoryBackup | undefined {
   for (let later = index + 1; later < state.snapshots.length; later += 1) {
-    const backup = state.snapshots[later]?.trackedFileBackups[path];
-    if (backup !== undefined) return backup;
+    const backups = state.snapshots[later]?.trackedFileBackups;
+    if (backups !== undefined && Object.hasOwn(backups, path)) return backups[path];
   }
   return undefined;
 }
