@@ -159,6 +159,45 @@ describe('command window with the real git and bash', () => {
     await expectRewindAndUndo(world, before, readTree(world.project));
   });
 
+  it("the begin's copies and the end's blobs are each durable in one batch before the record that names them (window record, session log)", async () => {
+    const events: string[] = [];
+    class RecordingStore extends FsBackupStore {
+      override async putBackup(...args: Parameters<FsBackupStore['putBackup']>) {
+        events.push(`putBackup ${args[1]}`);
+        return super.putBackup(...args);
+      }
+      override async putBackups(...args: Parameters<FsBackupStore['putBackups']>) {
+        const results = await super.putBackups(...args);
+        events.push(`putBackups durable: ${args[1].length}`);
+        return results;
+      }
+      override sessionLog(...args: Parameters<FsBackupStore['sessionLog']>) {
+        const log = super.sessionLog(...args);
+        const append = log.append.bind(log);
+        log.append = async (records) => {
+          events.push(`log append: ${records.map((record) => record.type).join(',')}`);
+          return append(records);
+        };
+        return log;
+      }
+    }
+    world = await openWorld(baseRepository, { store: (root) => new RecordingStore({ root }) });
+    const journal = world.journal;
+    const saveWindow = journal.saveWindow.bind(journal);
+    journal.saveWindow = async (record) => {
+      events.push('window record');
+      return saveWindow(record);
+    };
+    sh(world.project, "printf 'dirty\\n' >> src/a.txt && printf 'new\\n' > src/lib/untracked.txt");
+    const before = readTree(world.project);
+    events.length = 0;
+    const { window, capture } = await runInWindow(world, 'rm -rf src/');
+    expect(window.copied).toBe(2);
+    expect(capture.captured.map((item) => item.source)).toEqual(['backup', 'git', 'backup']);
+    expect(events).toEqual(['putBackups durable: 2', 'window record', 'putBackups durable: 1', 'log append: fh-snapshot']);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+
   it('a file created then deleted inside one command needs nothing', async () => {
     world = await openWorld(baseRepository);
     const { capture } = await runInWindow(world, 'echo x > tmp.txt && rm tmp.txt');

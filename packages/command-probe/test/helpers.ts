@@ -52,12 +52,15 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function openWorld(prepare: (project: string) => void, options: { sessionId?: string; timestampGranularityMs?: number; probe?: Omit<NodeCommandProbeOptions, 'stateDir'> } = {}): Promise<World> {
+export async function openWorld(
+  prepare: (project: string) => void,
+  options: { sessionId?: string; timestampGranularityMs?: number; probe?: Omit<NodeCommandProbeOptions, 'stateDir'>; store?: (root: string) => FsBackupStore } = {},
+): Promise<World> {
   const base = mkdtempSync(join(tmpdir(), 'fh-cmd-'));
   const project = join(base, 'project');
   prepare(project);
   const storeRoot = join(base, 'store');
-  const store = new FsBackupStore({ root: storeRoot });
+  const store = options.store?.(storeRoot) ?? new FsBackupStore({ root: storeRoot });
   const sessionId = options.sessionId ?? 's1';
   const history = await FileHistory.open({ projectRoot: project, sessionId, store, ...(options.timestampGranularityMs === undefined ? {} : { timestampGranularityMs: options.timestampGranularityMs }) });
   await history.makeSnapshot('m1');

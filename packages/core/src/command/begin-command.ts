@@ -8,7 +8,9 @@
  *   reuses an unchanged earlier backup (the pre-image cache, or the newest checkpoint entry) or is
  *   backed up now, within the caps (`command-limits.ts`).
  * The window is then saved in the journal (backups first, then the records that name them), so
- * `endCommand` may run in another process.
+ * `endCommand` may run in another process. With a store's `putBackups` (`put-batch.ts`) the
+ * copies are durable before the window record is written; a store without it makes them durable
+ * by its own rule (the fs store: before the session log's next append of the same process).
  */
 import { randomUUID } from 'node:crypto';
 import { errnoCode, FhError, InvalidArgumentError, NotFoundError } from '../errors.js';
@@ -23,6 +25,7 @@ import { COMMAND_WINDOW_RECORD_VERSION, type CommandJournal, type CommandWindowR
 import { resolveCommandLimits, type CommandLimits } from './command-limits.js';
 import type { CommandProbe } from './command-probe.js';
 import { factsOf, permissionBits, sameFacts, type EntryFacts } from './facts.js';
+import { BATCH_BYTES, BATCH_COUNT, batchPut, putBatch, type BatchItem } from './put-batch.js';
 
 /** Options of `beginCommand`. */
 export interface BeginCommandOptions {
@@ -143,24 +146,31 @@ export async function beginCommand(updateState: FileHistoryStateUpdater, context
     let copiedBytes = 0;
     const metadata = createMetadataReader(context.fs);
     const progress = startPhase(options.onProgress, 'backing-up', toCopy.length, plannedBytes);
-    await Promise.all(
-      toCopy.map(({ path, facts }) =>
-        context.limit(async () => {
-          const version = Math.max(nextVersion(state, path), (cache[path]?.backup.version ?? 0) + 1);
-          const preImage = await copyPreImage(context, metadata, path, facts, version);
-          progress.file(facts.size);
-          entries[path] = { facts, preImage };
-          if (preImage.kind === 'none') {
-            notCaptured.push({ path, reason: preImage.reason });
-            return;
-          }
-          copiedBytes += preImage.backup.size ?? 0;
-          const previous = cache[path];
-          if (previous !== undefined && !previous.attached) replaced.push(previous.backup);
-          cache[path] = { backup: preImage.backup, facts, attached: false };
-        }),
-      ),
-    );
+    const versionOf = (path: string): number => Math.max(nextVersion(state, path), (cache[path]?.backup.version ?? 0) + 1);
+    const settle = (path: string, facts: EntryFacts, preImage: Exclude<PreImage, { kind: 'tracked' }>): void => {
+      progress.file(facts.size);
+      entries[path] = { facts, preImage };
+      if (preImage.kind === 'none') {
+        notCaptured.push({ path, reason: preImage.reason });
+        return;
+      }
+      copiedBytes += preImage.backup.size ?? 0;
+      const previous = cache[path];
+      if (previous !== undefined && !previous.attached) replaced.push(previous.backup);
+      cache[path] = { backup: preImage.backup, facts, attached: false };
+    };
+    const putBackups = batchPut(context);
+    if (putBackups !== undefined) {
+      // Batches of files read and stored together, durable before the window record names them.
+      for (let start = 0; start < toCopy.length; ) {
+        let end = start;
+        for (let bytes = 0; end < toCopy.length && end - start < BATCH_COUNT && (end === start || bytes + (toCopy[end] as (typeof toCopy)[number]).facts.size <= BATCH_BYTES); end += 1) bytes += (toCopy[end] as (typeof toCopy)[number]).facts.size;
+        for (const [path, facts, preImage] of await copyPreImages(context, metadata, putBackups, toCopy.slice(start, end), versionOf)) settle(path, facts, preImage);
+        start = end;
+      }
+    } else {
+      await Promise.all(toCopy.map(({ path, facts }) => context.limit(async () => settle(path, facts, await copyPreImage(context, metadata, path, facts, versionOf(path))))));
+    }
     const copied = toCopy.length - toCopy.filter(({ path }) => entries[path]?.preImage.kind === 'none').length;
     const inUse = namesInUse(openWindows, entries);
     const evicted = evictOverTotal(cache, limits.maxTotalBytes, inUse);
@@ -248,6 +258,64 @@ async function copyPreImage(
       return { kind: 'none', reason: `the backup failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
+}
+
+/**
+ * Back up files in one batch through the store's `putBackups` (see `put-batch.ts`): each read
+ * (a regular file of its listed size, or it is reported), stored with its bits, durable when this
+ * resolves, then stat'ed again as {@link copyPreImage} does (a file that changed meanwhile is not
+ * trusted: its copy is deleted and reported). Returns each file's pre-image.
+ */
+async function copyPreImages(
+  context: FileHistoryContext,
+  metadata: ReturnType<typeof createMetadataReader>,
+  putBackups: NonNullable<ReturnType<typeof batchPut>>,
+  files: ReadonlyArray<{ path: string; facts: EntryFacts }>,
+  versionOf: (path: string) => number,
+): Promise<Array<[string, EntryFacts, Exclude<PreImage, { kind: 'tracked' }>]>> {
+  const read = await Promise.all(
+    files.map(({ path, facts }) =>
+      context.limit(async (): Promise<BatchItem | string> => {
+        const absolutePath = toAbsolutePath(context.projectRoot, path);
+        const backupTime = new Date();
+        try {
+          // A regular file still (never a FIFO a read would block on), then its bytes.
+          if (!(await metadata.lstat(absolutePath)).isFile()) return 'it changed while fh was backing it up, before the command ran';
+          const bytes = await context.fs.readFile(absolutePath);
+          if (bytes.length !== facts.size) return 'it changed while fh was backing it up, before the command ran';
+          return { path, bytes, mode: permissionBits(facts.mode), version: versionOf(path), backupTime };
+        } catch (error) {
+          const code = errnoCode(error);
+          if (code === 'ENOENT' || code === 'ENOTDIR') return 'it disappeared before fh could back it up';
+          return `the backup failed: ${error instanceof Error ? error.message : String(error)}`;
+        }
+      }),
+    ),
+  );
+  const items = read.filter((item): item is BatchItem => typeof item !== 'string');
+  const stored = items.length === 0 ? [] : await putBatch(context, putBackups, items);
+  const byPath = new Map(items.map((item, index) => [item.path, stored[index] as FileHistoryBackup | Error]));
+  return Promise.all(
+    files.map(({ path, facts }, index) =>
+      context.limit(async (): Promise<[string, EntryFacts, Exclude<PreImage, { kind: 'tracked' }>]> => {
+        const reason = read[index];
+        if (typeof reason === 'string') return [path, facts, { kind: 'none', reason }];
+        const backup = byPath.get(path) as FileHistoryBackup | Error;
+        if (backup instanceof Error) return [path, facts, { kind: 'none', reason: `the backup failed: ${backup.message}` }];
+        let after: EntryFacts | undefined;
+        try {
+          after = factsOf(await metadata.lstat(toAbsolutePath(context.projectRoot, path)));
+        } catch {
+          after = undefined;
+        }
+        if (after === undefined || !sameFacts(after, facts)) {
+          await context.store.deleteBackup(context.sessionId, backup.backupFileName as string).catch(() => undefined);
+          return [path, facts, { kind: 'none', reason: 'it changed while fh was backing it up, before the command ran' }];
+        }
+        return [path, facts, { kind: 'backup', backup }];
+      }),
+    ),
+  );
 }
 
 /** Backup names some open window (or this one) relies on. */

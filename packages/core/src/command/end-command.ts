@@ -24,6 +24,7 @@ import type { CommandJournal, CommandWindowRecord, PreImage, PreImageCache } fro
 import { resolveCommandLimits, type CommandLimits } from './command-limits.js';
 import { SCAN_LIMIT_CODE, type BlobRequest, type CommandProbe, type IndexEntry, type ProbeEnd } from './command-probe.js';
 import { factsOf, permissionBits, sameFacts, type EntryFacts } from './facts.js';
+import { BATCH_BYTES, BATCH_COUNT, batchPut, putBatch, type BatchItem } from './put-batch.js';
 
 /** Options of `endCommand`. */
 export interface EndCommandOptions {
@@ -169,23 +170,30 @@ export async function endCommand(updateState: FileHistoryStateUpdater, context: 
       notCaptured.push({ path: change.path, change: change.change, reason: `over the per-file cap of ${limits.maxFileBytes} bytes (maxFileBytes)` });
     };
     const requests = blobs.map((blob) => blob.request);
-    const putBackups = context.store.putBackups?.bind(context.store);
+    const putBackups = batchPut(context);
     if (putBackups !== undefined && options.probe.readBlobBytes !== undefined) {
       // Each before-image written once, straight into the store, in batches made durable together.
-      let batch: Array<{ change: Change; bytes: Uint8Array; mode: number }> = [];
+      let batch: Change[] = [];
+      let items: BatchItem[] = [];
       let batchBytes = 0;
       const flush = async (): Promise<void> => {
-        const items = batch;
+        const changes = batch;
+        const results = await putBatch(context, putBackups, items);
         batch = [];
+        items = [];
         batchBytes = 0;
-        for (const [index, backup] of (await putBlobBatch(context, putBackups, items, startedAt, versionOf)).entries()) stored((items[index] as (typeof items)[number]).change, backup);
+        // The first failure fails the end (the window stays open); those stored stay, unattached, as siblings of a failed putBackup do.
+        const failed = results.find((result): result is Error => result instanceof Error);
+        if (failed !== undefined) throw failed;
+        for (const [index, backup] of results.entries()) stored(changes[index] as Change, backup as FileHistoryBackup);
       };
       await options.probe.readBlobBytes(context.projectRoot, windowId, record.probeState, requests, limits.maxFileBytes, async (index, bytes) => {
         const blob = blobs[index] as (typeof blobs)[number];
         if (bytes === undefined) return overCap(blob.change);
-        batch.push({ change: blob.change, bytes, mode: blob.request.mode });
+        batch.push(blob.change);
+        items.push({ path: blob.change.path, bytes, mode: blob.request.mode, version: versionOf(blob.change.path), backupTime: startedAt });
         batchBytes += bytes.length;
-        if (batch.length >= BLOB_BATCH_COUNT || batchBytes >= BLOB_BATCH_BYTES) await flush();
+        if (batch.length >= BATCH_COUNT || batchBytes >= BATCH_BYTES) await flush();
       });
       await flush();
     } else {
@@ -348,48 +356,6 @@ async function putFromBlob(context: FileHistoryContext, trackingPath: string, bl
       if (!FhError.hasCode(error, 'FH_CONFLICT') || skipped >= 16) throw error;
     }
   }
-}
-
-/** Most before-images one `putBackups` call of `endCommand` stores. */
-const BLOB_BATCH_COUNT = 256;
-/** Bytes of before-images past which `endCommand` stores its batch (it is held in memory until then). */
-const BLOB_BATCH_BYTES = 16 * 1024 * 1024;
-
-/**
- * Store the bytes of each item as the backup of its file (next free version; a name taken by an
- * unattached object moves that item to the version after, up to 16 times, as `putFromBlob`), with
- * the store's `putBackups`: durable when this resolves. Returns the backups in item order. Throws
- * the first error other than a taken name (the items stored meanwhile stay, unattached, as a
- * failed `putBackup` of a `Promise.all` leaves its siblings).
- */
-async function putBlobBatch(
-  context: FileHistoryContext,
-  putBackups: NonNullable<FileHistoryContext['store']['putBackups']>,
-  items: ReadonlyArray<{ change: Change; bytes: Uint8Array; mode: number }>,
-  backupTime: Date,
-  versionOf: (path: string) => number,
-): Promise<FileHistoryBackup[]> {
-  const backups: FileHistoryBackup[] = [];
-  let pending = items.map((item, index) => ({ index, version: versionOf(item.change.path) }));
-  for (let skipped = 0; pending.length > 0; skipped += 1) {
-    const names = pending.map(({ index, version }) => backupFileName(toAbsolutePath(context.projectRoot, (items[index] as (typeof items)[number]).change.path), version));
-    const results = await putBackups(
-      context.sessionId,
-      pending.map(({ index }, at) => ({ backupFileName: names[at] as string, bytes: (items[index] as (typeof items)[number]).bytes, mode: (items[index] as (typeof items)[number]).mode })),
-    );
-    const retry: typeof pending = [];
-    for (const [at, result] of results.entries()) {
-      const { index, version } = pending[at] as (typeof pending)[number];
-      if (result instanceof Error) {
-        if (!FhError.hasCode(result, 'FH_CONFLICT') || skipped >= 16) throw result;
-        retry.push({ index, version: version + 1 });
-        continue;
-      }
-      backups[index] = { backupFileName: names[at] as string, version, backupTime, size: result.size, mode: result.mode, ...(result.sha256 === undefined ? {} : { sha256: result.sha256 }) };
-    }
-    pending = retry;
-  }
-  return backups;
 }
 
 /**
