@@ -62,20 +62,45 @@ const sdkFromItsBundle: Plugin = {
 };
 
 /**
- * Two ESM builds (the `build` script empties dist first):
- * - `cli.js`, split per command: ink, react and cli-progress stay external and load only in the
- *   commands that draw with them; @fh/store-s3 loads only for s3:// stores, and the AWS SDK only
- *   on its first request.
- * - `hook.js`, what `fh hook` needs, because agents run it on every tool call: the entry holds
- *   only reading and filtering the event, so an event fh ignores loads one small file.
+ * The `fh` entry, `cli.js`: one CommonJS file (`dist/package.json` says `commonjs`, written by
+ * {@link markCommonJs}; the ES module outputs are `.mjs`) holding `cli.ts` and what `fh hook`
+ * runs first (reading and filtering the event: `commands/hook.ts`), so an agent's hook event
+ * starts without Node's ES module loader and loads no other file for an event fh ignores.
+ * `import.meta.url` is the file's URL, as in an ES module.
+ */
+const entry: Options = {
+  format: ['cjs'],
+  outExtension: () => ({ js: '.js' }),
+  sourcemap: true,
+  target: 'node20',
+  noExternal: bundled,
+  external: [/^@aws-sdk\//],
+  define: { 'import.meta.url': '__fhImportMetaUrl' },
+  banner: { js: "#!/usr/bin/env node\nconst __fhImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  onSuccess: markCommonJs,
+};
+
+/** Write `dist/package.json`: the `.js` files in `dist` (the entry) are CommonJS. */
+async function markCommonJs(): Promise<void> {
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(new URL('./dist/package.json', import.meta.url), '{ "type": "commonjs" }\n');
+}
+
+/**
+ * The builds (the `build` script empties dist first):
+ * - `cli.js`, the entry (see {@link entry}): for `fh hook`, the event reader and filter only (no
+ *   @fh/core, store or SDK), so an event fh ignores costs `node` start-up and this file.
+ * - `program.mjs`, the command table, ES modules split per command: ink, react and cli-progress
+ *   stay external and load only in the commands that draw with them; @fh/store-s3 loads only for
+ *   s3:// stores, and the AWS SDK only on its first request.
  * - `hook-act.cjs`, what an event fh acts on runs: `hook-act.ts` with @fh/core, the stores and the
- *   command probe in one CommonJS file, which `hook.js` runs through `vm.Script` with V8's code
+ *   command probe in one CommonJS file, which the entry runs through `vm.Script` with V8's code
  *   cache (`code-cache.ts`), so an event resolves no modules and compiles little; never commander,
  *   ink or the menu.
  */
 export default defineConfig([
-  { ...shared, entry: { cli: 'src/cli.ts' }, splitting: true },
-  { ...shared, entry: { hook: 'src/commands/hook.ts' }, splitting: true, esbuildOptions: (options) => void (options.chunkNames = 'hook-chunks/[name]-[hash]') },
+  { ...entry, entry: { cli: 'src/cli.ts' } },
+  { ...shared, entry: { program: 'src/program.ts' }, splitting: true, outExtension: () => ({ js: '.mjs' }) },
   { ...codeCached, entry: { 'hook-act': 'src/commands/hook-act.ts' }, esbuildPlugins: [sdkFromItsBundle] },
   { ...codeCached, entry: { 'hook-aws-sdk': 'src/hook-aws-sdk.ts' } },
 ]);

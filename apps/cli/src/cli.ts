@@ -1,17 +1,21 @@
 /**
- * The `fh` binary. `fh [--store <uri>] [--project <folder>] hook` (agents run it on every tool use)
- * takes a short path: it skips the command table and loads the single-file `hook.js` build (see
- * tsup.config.ts). Everything else goes through {@link main}.
+ * The `fh` binary, built as one small CommonJS file (`dist/cli.js`; see tsup.config.ts): Node
+ * starts a CommonJS entry without its ES module loader, which an agent's hook pays on every tool
+ * call. `fh [--store <uri>] [--project <folder>] hook` takes a short path: `runHookFromStdin`,
+ * bundled into this file, without the command table. Everything else imports the ES module
+ * build of the command table (`program.mjs`) and runs {@link main}.
  */
+import { runHookFromStdin } from './commands/hook.js';
+
 const argv = process.argv.slice(2);
 const hookOptions = parseHookInvocation(argv);
-if (hookOptions !== undefined) {
-  const hookModule: typeof import('./commands/hook.js') = await import(new URL('./hook.js', import.meta.url).href);
-  process.exitCode = await hookModule.runHookFromStdin(hookOptions);
-} else {
-  const { main } = await import('./program.js');
-  process.exitCode = await main(argv);
-}
+const finished: Promise<number> =
+  hookOptions !== undefined
+    ? runHookFromStdin(hookOptions)
+    : (import(new URL('./program.mjs', import.meta.url).href) as Promise<typeof import('./program.js')>).then((program) => program.main(argv));
+void finished.then((code) => {
+  process.exitCode = code;
+});
 
 /** The options of a plain hook invocation, or undefined for anything else. */
 function parseHookInvocation(arguments_: readonly string[]): { store?: string; project?: string } | undefined {

@@ -28,7 +28,7 @@
  * not held or parsed whole; its scalar fields (`session_id`, `cwd`, `hook_event_name`, `tool_name`,
  * `tool_use_id`, `tool_input.file_path`, ...) are still honoured, so the file is backed up.
  *
- * Loading: this module (the `hook.js` build's entry) holds only reading and filtering the event,
+ * Loading: this module (bundled into the `cli.js` entry, CommonJS) holds only reading and filtering the event,
  * with no import of @fh/core, a store or the SDK, so an event fh ignores costs `node` start-up
  * and this file. An event fh acts on loads `hook-act.cjs` (`hook-act.ts` bundled with core and
  * the stores into one file) with V8's code cache (`code-cache.ts`).
