@@ -168,6 +168,13 @@ export class FsBackupStore implements BackupStore {
   private readonly ownFolders: readonly string[];
   private readonly fs: FsBackupStoreFileSystem;
   private readonly lockStaleMs: number;
+
+  /**
+   * The lock folder of each session whose lock this store holds: a stale takeover by another
+   * process puts that process's holder record there, which {@link assertLockHeld} sees before an
+   * append.
+   */
+  private readonly heldLocks = new Map<string, string>();
   /** Random per store object, so temp names of two processes (or stores) never collide. */
   private readonly tempToken = randomBytes(8).toString('hex');
   /** Numbers this store's temp names. */
@@ -543,12 +550,37 @@ export class FsBackupStore implements BackupStore {
     }
   }
 
+  /**
+   * Before an append of session `sessionId` whose lock this store took: throw `LockedError`
+   * (nothing appended) when the lock folder no longer holds this process's holder record — this
+   * process stalled past `lockStaleMs` without refreshing it, and another process took the lock
+   * over as stale and may have appended since, so a record built from what this process read
+   * could contradict the log. One small synchronous read.
+   */
+  private assertLockHeld(sessionId: string): void {
+    const lockPath = this.heldLocks.get(sessionId);
+    if (lockPath === undefined) return;
+    let holder: string | undefined;
+    try {
+      holder = readFileSync(join(lockPath, LOCK_HOLDER_FILE), 'utf8');
+    } catch {
+      // No lock folder (or no record in it): not ours any more.
+    }
+    if (holder === holderRecord()) return;
+    throw new LockedError(
+      `session "${sessionId}" lost its lock ${lockPath}: this process stalled for over ${this.lockStaleMs / 1000} s without refreshing it and another process took it over, so nothing was appended to its log; run the command again`,
+    );
+  }
+
   /** The session's JSONL record log. No I/O until used; with `holdOpen`, call `close` when done. */
   sessionLog(sessionId: string, options: SessionLogOptions = {}): SessionLog {
     validateName('sessionId', sessionId);
     this.refuseLinkedFolder(join(this.root, 'sessions'));
     return new FsSessionLog(this.fs, this.logPath(sessionId), options, {
-      beforeAppend: () => this.syncBackups(sessionId),
+      beforeAppend: async () => {
+        await this.syncBackups(sessionId);
+        this.assertLockHeld(sessionId);
+      },
       openFlags: this.logFlags(),
       state: { path: this.statePath(sessionId), tempPath: join(this.root, 'sessions', `${TEMP_PREFIX}${sessionId}.fh-state`) },
     });
@@ -592,6 +624,7 @@ export class FsBackupStore implements BackupStore {
       }
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
+    this.heldLocks.set(sessionId, lockPath);
     await this.tidyAfterUncleanHolder(sessionId, lockPath);
     const prepared = join(this.sessionFolder(sessionId), PREPARED_FOLDER);
     if ((await this.removeTemporaryFiles(sessionId, prepared)) > 0) await this.fs.rmdir(prepared).catch(() => undefined);
@@ -601,6 +634,7 @@ export class FsBackupStore implements BackupStore {
       release: async () => {
         if (released) return;
         released = true;
+        this.heldLocks.delete(sessionId);
         const releaseOver = releasingOwnLock(lockPath);
         try {
           await release();
@@ -1011,8 +1045,13 @@ export class FsBackupStore implements BackupStore {
 let lockFs: ReturnType<typeof lockFileSystem> | undefined;
 /** The lock file system of this process (one, so proper-lockfile's mtime-precision probe is cached). */
 function holderLockFileSystem(): ReturnType<typeof lockFileSystem> {
-  lockFs ??= lockFileSystem(`${JSON.stringify({ pid: process.pid, host: hostname() })}\n`);
+  lockFs ??= lockFileSystem(holderRecord());
   return lockFs;
+}
+
+/** This process's holder record, as a lock folder it takes holds it (a JSON line). */
+function holderRecord(): string {
+  return `${JSON.stringify({ pid: process.pid, host: hostname() })}\n`;
 }
 
 /** Whether a process with this pid runs on this machine (EPERM: it runs, as another user). */

@@ -65,6 +65,42 @@ describe('session locks', () => {
     await (await other.lockSession('s1')).release();
   });
 
+  it('a holder that stalled past lockStaleMs while another process took its lock over appends nothing: LockedError naming the session', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    const store = new FsBackupStore({ root, lockStaleMs: 2000 });
+    const lock = await store.lockSession('stalled');
+    const log = store.sessionLog('stalled');
+    await log.append([{ type: 'before' }]);
+    const tsx = createRequire(import.meta.url).resolve('tsx');
+    const script = fileURLToPath(new URL('./fixtures/take-stale-lock.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', tsx, script, root, 'stalled', '2000'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    let output = '';
+    const said = (line: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => output.includes(`${line}\n`) && resolve();
+        child.stdout!.on('data', (data: Buffer) => {
+          output += data.toString();
+          check();
+        });
+        child.once('exit', (code) => reject(new Error(`child exited with ${code} before saying ${line}`)));
+        check();
+      });
+    await said('trying');
+    // This process stalls (its event loop blocked, so the lock is not refreshed) while the child
+    // waits out the stale time and takes the lock over.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4500);
+    await said('locked');
+    await expect(log.append([{ type: 'after' }])).rejects.toThrow(
+      new LockedError(`session "stalled" lost its lock ${join(root, 'locks', 'stalled.lock')}: this process stalled for over 2 s without refreshing it and another process took it over, so nothing was appended to its log; run the command again`),
+    );
+    expect(await readFile(join(root, 'sessions', 'stalled.jsonl'), 'utf8')).toBe('{"type":"before"}\n');
+    await lock.release();
+    child.stdin!.end();
+    await exited(child);
+    expect(child.exitCode).toBe(0);
+  });
+
   it('a lock held by another process refuses this one until that process releases it', async () => {
     const root = join(await temporaryFolder(), 'store');
     const store = new FsBackupStore({ root });
