@@ -29,9 +29,10 @@
 import type { EntryFacts } from '@fh/core';
 import { factsOf, MISSING_FACTS } from '@fh/core';
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { ChangeFeed } from './change-feed.js';
+import { writeFileDurably } from './durable-file.js';
 import { contentOid, readTree, rootRules, rowOid, rowPath, TREE_STRIDE, withGitignore, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
 import { oidAt, readIndex } from './git-index.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
@@ -182,7 +183,7 @@ export function writeDelta(file: string, delta: ReadonlyMap<string, CleanRow | n
     if (clean === null) content.dropped.push(path);
     else content.added.push([path, clean.type, clean.size, clean.mode, clean.mtimeMs, clean.ctimeMs, clean.ino, clean.gitMode, clean.oid]);
   }
-  writeFileSync(file, JSON.stringify(content), { flag: 'wx' });
+  writeFileDurably(file, JSON.stringify(content));
 }
 
 /** The begin's tree of a window begun on a feed: the base tree file patched by the window's delta file. Throws naming the file when it is not one fh wrote. */

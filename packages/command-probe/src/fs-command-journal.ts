@@ -4,15 +4,15 @@
  *
  * Layout of `folder`: `window-{windowId}.json` (one open window, record version 1, see
  * `command-journal.ts` in `@fh/core`), `preimages.json` (the pre-image cache). Each file is
- * written to a temp name, fsynced, and renamed into place, so a reader sees the old or the new
- * file, never half of one. A window file that does not parse or has another version is refused
+ * written to a temp name, fsynced, and renamed into place, then the folder is fsynced, so a reader
+ * sees the old or the new file, never half of one, and a power loss keeps a written one. A window file that does not parse or has another version is refused
  * with an error naming it. The files are small (one window, the cache), so each read, write and
  * removal is a few synchronous system calls, not a round trip to the thread pool per call; only
  * the fsync of a write waits on the thread pool.
  */
 import { COMMAND_WINDOW_RECORD_VERSION, CorruptError, type CommandJournal, type CommandWindowRecord, type PreImageCache } from '@fh/core';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -107,6 +107,14 @@ export class FsCommandJournal implements CommandJournal {
         closeSync(descriptor);
       }
       renameSync(temporary, join(this.folder, name));
+      // The name too: a window record the folder lost at a power loss would leave the command's
+      // changes uncaptured.
+      const folder = openSync(this.folder, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+      try {
+        await fsyncDescriptor(folder);
+      } finally {
+        closeSync(folder);
+      }
     } catch (error) {
       try {
         unlinkSync(temporary);

@@ -29,7 +29,8 @@
 import type { EntryFacts } from '@fh/core';
 import { MISSING_FACTS } from '@fh/core';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import { writeFileDurably } from './durable-file.js';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ignore from 'ignore';
@@ -742,7 +743,7 @@ export function writeTree(file: string, tree: ScanTree): void {
   Buffer.from(tree.gitModes.buffer, tree.gitModes.byteOffset, tree.count * 4).copy(out, layout.modesStart);
   tree.oids.copy(out, layout.oidsStart, 0, tree.count * tree.oidBytes);
   tree.pathBytes.copy(out, layout.pathsStart);
-  writeFileSync(file, out, { flag: 'wx' });
+  writeFileDurably(file, out);
 }
 
 /** Where each part of a tree file starts. */

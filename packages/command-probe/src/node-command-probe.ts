@@ -46,6 +46,7 @@ import { isIgnored, type Rules } from './ignore-rules.js';
 import { limitError, type ListingLimits } from './tree-listing.js';
 import { readText, readTree, scanBegin, scanEnd, unsupportedRepository, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
+import { syncFileAndFolder } from './durable-file.js';
 import { readLooseBlob, WarmBlobReader } from './warm-blobs.js';
 import { FeedModel, indexFolders, makeBase, patchedTree, readDeltaTree, watchTree, writeDelta, type FeedWindow } from './feed-model.js';
 
@@ -434,6 +435,7 @@ export class NodeCommandProbe implements CommandProbe {
     const indexCopy = join(this.stateDir, `${windowId}.index`);
     try {
       await copyFile(located.index, indexCopy);
+      syncFileAndFolder(indexCopy);
     } catch (error) {
       // A repository with no index yet (nothing ever added): git reads a missing index file as empty.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
