@@ -69,3 +69,24 @@ export function startPhase(callback: ProgressCallback | undefined, phase: Progre
     },
   };
 }
+
+/**
+ * Longest stretch, in ms, that work made of synchronous steps (backups read with
+ * `readBackupSync`, stats) runs before it lets the event loop turn, so timers, input and a
+ * progress bar go on while it works (a menu's loading of many dry runs stays drawn and answers Esc).
+ */
+export const YIELD_EVERY_MS = 25;
+
+/** When {@link yieldToEventLoop} last let the event loop turn (`performance.now()`). */
+let lastTurn = 0;
+
+/**
+ * Await between the steps of such work: resolves at once, unless {@link YIELD_EVERY_MS} have
+ * passed since this last let the event loop turn (in this process, for any caller, so a run of
+ * short calls yields too); then after one turn (`setImmediate`).
+ */
+export async function yieldToEventLoop(): Promise<void> {
+  if (performance.now() - lastTurn < YIELD_EVERY_MS) return;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  lastTurn = performance.now();
+}

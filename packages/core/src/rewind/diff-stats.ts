@@ -17,7 +17,7 @@ import type { FileHistoryContext } from '../file-history-context.js';
 import { planRewind, rewindTargets, type FilePlan } from './rewind-plan.js';
 import type { DiffStats, FileDiffStat } from '../results.js';
 import type { FileHistoryState } from '../types.js';
-import { startPhase, type ProgressCallback } from '../progress.js';
+import { startPhase, yieldToEventLoop, type ProgressCallback } from '../progress.js';
 
 /** Why a backup whose bytes fail the sha256 recorded when it was made cannot be rewound to. */
 const DAMAGED_REASON = 'its bytes do not match the content hash recorded when it was made; run fh verify';
@@ -72,7 +72,9 @@ export async function fileHistoryGetDiffStats(
     plans.map((plan) =>
       plan?.kind === 'restore' || plan?.kind === 'delete'
         ? context.limit(() =>
-            countPlan(context, plan, timeoutMs)
+            // Backups read synchronously make this loop synchronous: it lets the event loop turn now and then.
+            yieldToEventLoop()
+              .then(() => countPlan(context, plan, timeoutMs))
               .catch((error: unknown) => (error instanceof Error ? error.message : String(error)))
               .finally(() => {
                 options.onProgress?.((done += 1), total);
