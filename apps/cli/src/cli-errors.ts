@@ -44,6 +44,15 @@ export class HintedError extends Error {
   }
 }
 
+/**
+ * The headline when `count` files could not be backed up for a snapshot or checkpoint (`what`,
+ * e.g. `snapshot m2`) that was recorded all the same.
+ */
+export function backupFailureMessage(what: string, count: number): string {
+  const files = count === 1 ? '1 file' : `${count} files`;
+  return `${what} was recorded, but ${files} could not be backed up for it, so a rewind to it cannot restore ${count === 1 ? 'that file' : 'them'}: fix what is named below (space on the store's disk, the file's permissions) and run fh checkpoint to back ${count === 1 ? 'it' : 'them'} up`;
+}
+
 /** "2 files could not be rewound (1 failed, 1 skipped)" ("1 file could not be rewound" with none skipped): the headline of a partly done rewind or undo. */
 export function partialMessage(failed: number, skipped: number, done: string): string {
   const total = failed + skipped;

@@ -33,10 +33,14 @@ function plainPath(path: string): string {
   return path.replace(/^\/proc\/self\/fd\/\d+\//, '');
 }
 
+/** Errno codes of a backup that failed on the store's side (its disk full or read-only), not the file's. */
+const STORE_SIDE_ERRORS: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
 /**
  * `text` with the stores' internal openings rewritten (see the module comment):
  * - `restoreBackup "<backup>" of session "<s>" to "<temp>": <errno>` → `cannot write the file: <reason>` (`cannot write <options.path>: …` when given: for a JSON document, whose entries carry no path before the text) (for a permission error: the folder must be writable, as fh writes a temp file there and renames it over the file);
- * - `back up "<path>" as "<backup>" (session "<s>"): <errno>` → `cannot read <path> to back it up: <reason>`;
+ * - `back up "<path>" as "<backup>" (session "<s>"): <errno>` → `cannot read <path> to back it up: <reason>`
+ *   (`cannot back <path> up: the store cannot be written: <reason>` for a full or read-only store: {@link STORE_SIDE_ERRORS});
  * - Node's own `EACCES: permission denied, open '/p/a.txt'` → `cannot read /p/a.txt: permission denied` (`it` for the file `options.path`);
  * - `sessionId must be …` / `messageId must be …` (the stores' argument names) → `the session id must be …`;
  * - any other temp-file path → the file's name; `/proc/self/fd/N/` → dropped.
@@ -49,7 +53,9 @@ export function plainError(text: string, options: { path?: string } = {}): strin
       const file = !destination.includes('.fh-') ? plainPath(destination) : options.path;
       return `cannot write ${file === undefined ? 'the file' : file}: ${words}${folderHint}`;
     })
-    .replace(/back up "([^"]*)" as "[^"]*" \(session "[^"]*"\): ([A-Z][A-Z0-9]+(?: \([^)]*\))?)/g, (_match, source: string, rest: string) => `cannot read ${source} to back it up: ${reason(rest)}`)
+    .replace(/back up "([^"]*)" as "[^"]*" \(session "[^"]*"\): ([A-Z][A-Z0-9]+(?: \([^)]*\))?)/g, (_match, source: string, rest: string) =>
+      STORE_SIDE_ERRORS.has(rest.split(' ')[0] ?? '') ? `cannot back ${source} up: the store cannot be written: ${reason(rest)}` : `cannot read ${source} to back it up: ${reason(rest)}`,
+    )
     .replace(NODE_ERROR, (_match, description: string, syscall: string, target: string) => {
       const same = options.path !== undefined && (target === options.path || target.endsWith(`/${options.path}`));
       return `cannot ${READ_CALLS.has(syscall) ? 'read' : 'write'} ${same ? 'it' : plainPath(target)}: ${description}`;

@@ -10,6 +10,7 @@ import { appendFile, chmod, readFile, symlink, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnvironment, cliPath, sandbox, writeFiles, type CliResult, type Sandbox } from './helpers.js';
+import { plainError } from '../src/plain-errors.js';
 
 /**
  * Run fh as `nobody` (the sandbox chowned to it first) with the sandbox's store, project and
@@ -55,6 +56,38 @@ describe('an edit fh cannot back up is blocked (run as nobody)', () => {
       stderr: `fh hook: could not back up ${join(box.project, 'wo.txt')} before the Write call: cannot read it: permission denied. The Write call was blocked so that no edit goes ahead without its backup: nothing was changed; fix what is named above and retry it, or set FH_DISABLE_FILE_CHECKPOINTING=1 to let edits go ahead without backups.\n`,
     });
     expect(asNobody(box, ['--json', 'diff', 't1']).stdout).not.toContain('wo.txt');
+  });
+});
+
+describe('a snapshot or checkpoint whose backup fails says so (run as nobody)', () => {
+  it('fh snapshot and fh checkpoint exit 3 naming the file; the JSON lists it under failed, not backedUp', async () => {
+    const box = await sandbox();
+    await trackedAndChanged(box, { 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    // a.txt can no longer be read by the agent's user: its backup fails; b.txt's is made.
+    await chmod(join(box.project, 'a.txt'), 0o200);
+    const snapshot = asNobody(box, ['snapshot', 't2']);
+    expect([snapshot.exitCode, snapshot.stdout, snapshot.stderr]).toEqual([
+      3,
+      'snapshot t2: 2 tracked files\n',
+      `fh: snapshot t2 was recorded, but 1 file could not be backed up for it, so a rewind to it cannot restore that file: fix what is named below (space on the store's disk, the file's permissions) and run fh checkpoint to back it up\n  a.txt: cannot read ${join(box.project, 'a.txt')} to back it up: permission denied\n`,
+    ]);
+    await appendFile(join(box.project, 'b.txt'), 'again\n');
+    const checkpoint = asNobody(box, ['--json', 'checkpoint', '--label', 'c']);
+    expect(checkpoint.exitCode).toBe(3);
+    const document = JSON.parse(checkpoint.stdout) as { backedUp: string[]; failed: Array<{ path: string; error: string }> };
+    expect([document.backedUp, document.failed]).toEqual([['b.txt'], [{ path: 'a.txt', error: `cannot read ${join(box.project, 'a.txt')} to back it up: permission denied` }]]);
+  });
+});
+
+describe('plainError: a backup that failed on the store\'s side', () => {
+  it('says the store cannot be written for ENOSPC, EDQUOT and EROFS, and that the file cannot be read otherwise', () => {
+    const failed = (code: string) => plainError(`back up "/p/f.bin" as "abc@v2" (session "s"): ${code}`);
+    expect(['ENOSPC (no space left on the device)', 'EDQUOT', 'EROFS', 'EACCES (permission denied)'].map(failed)).toEqual([
+      'cannot back /p/f.bin up: the store cannot be written: no space left on the device',
+      'cannot back /p/f.bin up: the store cannot be written: the disk quota is used up',
+      'cannot back /p/f.bin up: the store cannot be written: EROFS',
+      'cannot read /p/f.bin to back it up: permission denied',
+    ]);
   });
 });
 

@@ -12,10 +12,12 @@
  * JSON: `{ "sessionId", "projectRoot", "messageId", "kind": "manual", "label" (null when none),
  * "timestamp", "files": [trackingPath…], "backedUp": [trackingPath…] }` (`files`: every file the
  * checkpoint holds; `backedUp`: those backed up for it, the rest were unchanged since the last
- * checkpoint).
+ * checkpoint), `"failed": [{ "path", "error" }]` (files whose backup failed: the command exits 3
+ * naming them after the checkpoint was recorded).
  */
-import { checkCheckpointLabel, FhError } from '@fh/core';
-import { UsageError } from '../cli-errors.js';
+import { checkCheckpointLabel, FhError, newBackupFailures } from '@fh/core';
+import { backupFailureMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { plainError } from '../plain-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import { fhCommand } from '../command-hint.js';
@@ -52,7 +54,9 @@ export async function run(context: CommandContext, options: CheckpointOptions): 
     const taken = await rewinder.checkpoint(options.label === undefined ? {} : { label: options.label });
     if (taken === undefined) throw new Error('file checkpointing is off for this session; nothing was recorded');
     const files = Object.keys(taken.snapshot.trackedFileBackups).sort();
-    const backedUp = files.filter((path) => taken.snapshot.trackedFileBackups[path]?.backupFileName !== previous?.trackedFileBackups[path]?.backupFileName);
+    const failed = newBackupFailures(taken.snapshot, previous).map(({ path, error }) => ({ path, error: plainError(error) }));
+    const failedPaths = new Set(failed.map((failure) => failure.path));
+    const backedUp = files.filter((path) => !failedPaths.has(path) && taken.snapshot.trackedFileBackups[path]?.backupFileName !== previous?.trackedFileBackups[path]?.backupFileName);
     const again = (words: string[]) => fhCommand(context, words, { session: session.sessionId });
     context.output.result(
       {
@@ -64,6 +68,7 @@ export async function run(context: CommandContext, options: CheckpointOptions): 
         timestamp: taken.snapshot.timestamp,
         files,
         backedUp,
+        failed,
       },
       () => [
         `checkpoint ${displayId(taken.messageId)}${taken.mark.label === undefined ? '' : ` "${escapeControl(taken.mark.label)}"`}: ${plural(files.length, 'tracked file')}, ${backedUp.length} backed up now`,
@@ -71,6 +76,7 @@ export async function run(context: CommandContext, options: CheckpointOptions): 
         `Every checkpoint: ${again(['list'])}`,
       ],
     );
+    if (failed.length > 0) throw new PartialFailureError(backupFailureMessage(`checkpoint ${displayId(taken.messageId)}`, failed.length), failed);
   } finally {
     await session.close();
   }

@@ -30,6 +30,7 @@ import {
   FhError,
   latestSnapshotFromLog,
   latestSnapshotFromTail,
+  newBackupFailures,
   parseFhSessionRecord,
   prepareTrackEdit,
   readLogEnds,
@@ -53,6 +54,7 @@ import {
 import { commandFolder, endStaleWindows, insideStore, openCommandTools, ownFolder } from '../command-window.js';
 import { openFhHistory } from '../fh-history.js';
 import { defaultStoreUri, openStore, parseStoreUri } from '../store-uri.js';
+import { plainError } from '../plain-errors.js';
 import { probeWorktree } from '../worktree-probe.js';
 import { warningCollector } from '../warnings.js';
 import { commandPhase, handleCommandEvent, reportCaptures } from './hook-command.js';
@@ -197,7 +199,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
       }
       if (action.kind === 'stop') {
         // The snapshot first, then its mark: a mark never names a snapshot that is not durable.
-        await takeCheckpoint(history, { kind: 'end-of-turn', log });
+        const before = history.state.snapshots.at(-1);
+        const taken = await takeCheckpoint(history, { kind: 'end-of-turn', log });
+        if (taken !== undefined) warnBackupFailures(newBackupFailures(taken.snapshot, before), 'the end-of-turn checkpoint');
         return;
       }
       const { prompt } = fields;
@@ -219,7 +223,9 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
           cwd,
         }),
       ];
-      await history.makeSnapshot(messageId, { records });
+      const before = history.state.snapshots.at(-1);
+      const snapshot = await history.makeSnapshot(messageId, { records });
+      if (snapshot !== undefined) warnBackupFailures(newBackupFailures(snapshot, before), "this turn's checkpoint");
     } finally {
       await history.close();
       warnings.flush();
@@ -227,6 +233,16 @@ export async function actOnHookEvent(event: HookEvent, action: HookAction, field
   } finally {
     await prepared?.backup.discard();
     await lock?.release();
+  }
+}
+
+/**
+ * One stderr line per file whose backup failed for a checkpoint the hook took (`what`): the turn
+ * goes on (a prompt is never blocked), but a rewind to it cannot restore that file.
+ */
+function warnBackupFailures(failures: ReadonlyArray<{ path: string; error: string }>, what: string): void {
+  for (const { path, error } of failures) {
+    process.stderr.write(`fh hook: warning: ${what} could not back up ${path}, so a rewind to it cannot restore that file: ${plainError(error)}; fix that (space on the store's disk, the file's permissions) and run fh checkpoint\n`);
   }
 }
 

@@ -8,10 +8,13 @@
  * recorded.
  *
  * JSON: `{ "sessionId", "projectRoot", "messageId", "timestamp", "files": [trackingPath…],
- * "snapshotSequence", "promptRecorded" }`.
+ * "snapshotSequence", "promptRecorded", "failed": [{ "path", "error" }] }`. A file whose backup
+ * failed (the store's disk full, the file unreadable) is in `failed`, and the command exits 3 naming
+ * it after the snapshot was recorded: a rewind to it cannot restore that file.
  */
-import { isTurnNumber, userMessageRecord } from '@fh/core';
-import { UsageError } from '../cli-errors.js';
+import { isTurnNumber, newBackupFailures, userMessageRecord } from '@fh/core';
+import { backupFailureMessage, PartialFailureError, UsageError } from '../cli-errors.js';
+import { plainError } from '../plain-errors.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
 import { assertWritable } from '../claude-guard.js';
 import type { CommandContext } from '../context.js';
@@ -60,8 +63,10 @@ export async function run(context: CommandContext, messageId: string, options: S
       const tools = await openCommandTools(context.storeLocation, context.environment, context.home, session.sessionId);
       for (const capture of await endStaleWindows(session.history, tools, 0)) for (const line of describeMissed(capture)) context.output.warn(line);
     }
+    const previous = session.history.state.snapshots.at(-1);
     const snapshot = await session.history.makeSnapshot(messageId);
     const files = Object.keys(snapshot?.trackedFileBackups ?? {}).sort();
+    const failed = snapshot === undefined ? [] : newBackupFailures(snapshot, previous).map(({ path, error }) => ({ path, error: plainError(error) }));
     context.output.result(
       {
         sessionId: session.sessionId,
@@ -71,9 +76,11 @@ export async function run(context: CommandContext, messageId: string, options: S
         files,
         snapshotSequence: session.history.state.snapshotSequence,
         promptRecorded: options.prompt !== undefined,
+        failed,
       },
       () => `snapshot ${displayId(messageId)}: ${files.length} tracked file${files.length === 1 ? '' : 's'}`,
     );
+    if (failed.length > 0) throw new PartialFailureError(backupFailureMessage(`snapshot ${displayId(messageId)}`, failed.length), failed);
   } finally {
     await session.close();
   }

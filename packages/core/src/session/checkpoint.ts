@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../errors.js';
 import type { SessionLog, BackupStore } from '../store.js';
 import type { FileHistorySnapshot } from '../types.js';
+import { chainLink } from '../state/snapshot-chain.js';
 import { checkpointRecord, type CheckpointKind, type CheckpointMark } from './checkpoint-records.js';
 
 /** The file history a checkpoint is taken in: a `FileHistory` fits. */
@@ -69,4 +70,24 @@ export async function takeCheckpoint(history: CheckpointHistory, options: TakeCh
   const mark: CheckpointMark = { messageId, kind: options.kind ?? 'manual', ...(options.label === undefined ? {} : { label: options.label }), timestamp: snapshot.timestamp };
   await (options.log ?? history.store.sessionLog(history.sessionId)).append([checkpointRecord(history.sessionId, mark)]);
   return { messageId, snapshot, mark };
+}
+
+/**
+ * The files whose backup failed when `snapshot` was taken (store full, file unreadable, …): its
+ * entries with an `error` that `previous` (the snapshot before it, if any) does not already hold,
+ * sorted by tracking path. A rewind to `snapshot` cannot restore them. For a front end to say so
+ * after `makeSnapshot` (`fh snapshot`, `fh checkpoint`, the hook's prompt and Stop).
+ */
+export function newBackupFailures(snapshot: FileHistorySnapshot, previous: FileHistorySnapshot | undefined): Array<{ path: string; error: string }> {
+  const failures: Array<{ path: string; error: string }> = [];
+  // A snapshot chained to `previous` lists what changed: only those entries (no map is built).
+  const link = chainLink(snapshot);
+  const entries = link !== undefined && link.previous === previous ? link.changes.entries() : Object.entries(snapshot.trackedFileBackups);
+  for (const [path, entry] of entries) {
+    if (entry?.error === undefined) continue;
+    const before = previous === undefined || !Object.hasOwn(previous.trackedFileBackups, path) ? undefined : previous.trackedFileBackups[path];
+    if (before === entry || (before?.error === entry.error && before.backupTime?.getTime() === entry.backupTime?.getTime())) continue;
+    failures.push({ path, error: entry.error });
+  }
+  return failures.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
