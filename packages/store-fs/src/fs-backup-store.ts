@@ -596,6 +596,7 @@ export class FsBackupStore implements BackupStore {
     validateName('sessionId', sessionId);
     const lockPath = this.lockPath(sessionId);
     await this.mkdir(dirname(lockPath), `lockSession "${sessionId}"`);
+    await this.keepOutOfGit();
     let release: () => Promise<void>;
     const lockfile = await loadLockfile();
     const take = () =>
@@ -1020,6 +1021,25 @@ export class FsBackupStore implements BackupStore {
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') return null;
       throw error;
+    }
+  }
+
+  /** Whether {@link keepOutOfGit} has run in this store instance. */
+  private keptOutOfGit = false;
+
+  /**
+   * Put a `.gitignore` of `*` in the store's root (once per instance, never over an existing
+   * file): a store inside a git work tree (`--store .fhstore`) is then neither committed by
+   * `git add -A` nor removed, with the dirty files only it holds, by `git clean -fd`.
+   * Failures are ignored (the session lock's own calls report a store that cannot be written).
+   */
+  private async keepOutOfGit(): Promise<void> {
+    if (this.keptOutOfGit) return;
+    this.keptOutOfGit = true;
+    try {
+      await this.fs.writeFile(join(this.root, '.gitignore'), '*\n', { flag: 'wx', mode: 0o600 });
+    } catch {
+      // There already (the user's own, or an earlier one), or not writable.
     }
   }
 

@@ -508,7 +508,7 @@ describe('listSessions and deleteSession', () => {
     await store.deleteSession('s1');
     await store.deleteSession('s1');
     await lock.release();
-    expect(await listTree(root)).toEqual(['commands', 'commands/s2', 'file-history', 'file-history/s2', 'file-history/s2/a@v1', 'locks', 'sessions']);
+    expect(await listTree(root)).toEqual(['.gitignore', 'commands', 'commands/s2', 'file-history', 'file-history/s2', 'file-history/s2/a@v1', 'locks', 'sessions']);
   });
 });
 

@@ -43,3 +43,25 @@ describe('fh never tracks its own files', () => {
     }
   });
 });
+
+describe('a store inside a git work tree', () => {
+  it('writes a .gitignore of * into its root: git status does not list it, git add -A skips it, git clean -fd keeps it', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { readFile } = await import('node:fs/promises');
+    const project = join(await temporaryFolder(), 'project');
+    await mkdir(project, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', ['-C', project, ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    await writeFile(join(project, 'a.txt'), 'dirty only in the store\n');
+    const history = await FileHistory.open({ projectRoot: project, sessionId: 's1', store: new FsBackupStore({ root: join(project, '.fhstore') }) });
+    await history.makeSnapshot('m1');
+    await history.trackEdit(join(project, 'a.txt'));
+    await history.close();
+    expect(await readFile(join(project, '.fhstore', '.gitignore'), 'utf8')).toBe('*\n');
+    expect(git('status', '--porcelain', '--untracked-files=all')).toBe('?? a.txt\n');
+    git('clean', '-fdq');
+    const reopened = await FileHistory.open({ projectRoot: project, sessionId: 's1', store: new FsBackupStore({ root: join(project, '.fhstore') }) });
+    expect(Object.keys(reopened.state.snapshots.at(-1)?.trackedFileBackups ?? {})).toEqual(['a.txt']);
+    await reopened.close();
+  });
+});
