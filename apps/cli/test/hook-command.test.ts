@@ -197,8 +197,9 @@ describe('fh run', () => {
       expect(JSON.parse(diff.stdout).files).toEqual([{ path: 'a.txt', status: 'modified', insertions: 1, deletions: 1, binary: false }]);
       const stored = await readTree(storeFolder, []);
       const names = (tree: Record<string, unknown>) => Object.keys(tree).map((path) => path.replace(SESSION, 'S').replace(/[0-9a-f]{16}@/, 'H@').replace(/@undo-[0-9a-f]+$/, '@undo-P')).sort();
-      const journal = kind === 'walk' ? ['commands/S/preimages.json'] : [];
-      expect(names(stored)).toEqual([...journal, 'file-history/S/H@v1', 'sessions/S.jsonl']);
+      // The store's own .gitignore makes git list it as an ignored folder, which the git scan remembers.
+      const journal = kind === 'walk' ? ['commands/S/preimages.json'] : ['commands/S/ignored-folders.json'];
+      expect(names(stored)).toEqual(['.gitignore', ...journal, 'file-history/S/H@v1', 'sessions/S.jsonl']);
       expect(await inner(['track', '.fhstore/commands'])).toEqual({
         exitCode: 2,
         stdout: '',
@@ -213,7 +214,7 @@ describe('fh run', () => {
       expect(await readTree(box.project, ['.git', '.fhstore'])).toEqual(before);
       // Every file the store held is still there with its bytes: the rewind only added its undo point and appended to the log.
       const after = await readTree(storeFolder, []);
-      expect(names(after)).toEqual([...journal, 'file-history/S/H@undo-P', 'file-history/S/H@v1', 'sessions/S.jsonl']);
+      expect(names(after)).toEqual(['.gitignore', ...journal, 'file-history/S/H@undo-P', 'file-history/S/H@v1', 'sessions/S.jsonl']);
       const log = `sessions/${SESSION}.jsonl`;
       for (const [path, entry] of Object.entries(stored)) expect(path === log ? { ...after[path], content: after[path]?.content.slice(0, entry.content.length) } : after[path]).toEqual(entry);
     }
