@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   agentFromIds,
   entryChangedBy,
@@ -364,8 +364,7 @@ function worktreeStateChange(sessionId: string, cwd: string, last: LogRecord | u
 function throughSymlink(projectRoot: string, absolutePath: string): boolean {
   try {
     if (lstatSync(absolutePath, { throwIfNoEntry: false })?.isSymbolicLink() === true) return true;
-    const realRoot = realpathSync.native(projectRoot);
-    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
+    const { realRoot, real } = realLocations(projectRoot, absolutePath);
     return real !== join(realRoot, relative(projectRoot, absolutePath));
   } catch {
     return true;
@@ -378,15 +377,24 @@ function throughSymlink(projectRoot: string, absolutePath: string): boolean {
  * resolved (trackEdit then decides).
  */
 function outsideRealRoot(projectRoot: string, absolutePath: string): boolean {
+  let locations: { realRoot: string; real: string | undefined };
   try {
-    const realRoot = realpathSync.native(projectRoot);
-    const real = realPathOrNearest(absolutePath, (path) => realpathSync.native(path));
-    if (real === undefined) return false;
-    const below = relative(realRoot, real);
-    return below === '..' || below.startsWith(`..${sep}`) || isAbsolute(below);
+    locations = realLocations(projectRoot, absolutePath);
   } catch {
     return false;
   }
+  if (locations.real === undefined || locations.real === locations.realRoot) return false;
+  try {
+    toTrackingPath(locations.realRoot, locations.real);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The real path of `projectRoot` and of `absolutePath`'s nearest existing part. Throws the file system's error. */
+function realLocations(projectRoot: string, absolutePath: string): { realRoot: string; real: string | undefined } {
+  return { realRoot: realpathSync.native(projectRoot), real: realPathOrNearest(absolutePath, (path) => realpathSync.native(path)) };
 }
 
 /** True when `path` is an existing folder (following links). */
