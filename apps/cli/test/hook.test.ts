@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileHistory, restoreStateFromLog } from '@fh/core';
 import { FsBackupStore } from '@fh/store-fs';
@@ -255,6 +255,44 @@ describe('fh hook install', () => {
     expect(install.exitCode).toBe(0);
     expect(install.stdout).toBe(`Added fh hooks to ${join(box.home, '.claude', 'settings.json')}\nHook command: ${expectedCommand}\n`);
     expect(JSON.parse(await readFile(join(box.home, '.claude', 'settings.json'), 'utf8'))).toEqual({ hooks: fhHooks(expectedCommand) });
+  });
+
+  it('keeps a 600 settings file 600, and updates a symlinked one where it points, keeping the link', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.project, '.claude'));
+    const settingsPath = join(box.project, '.claude', 'settings.json');
+    await writeFile(settingsPath, '{ "model": "opus" }\n', { mode: 0o600 });
+    await chmod(settingsPath, 0o600);
+    expect((await runCli(['hook', 'install'], { home: box.home, cwd: box.project })).exitCode).toBe(0);
+    expect((await stat(settingsPath)).mode & 0o7777).toBe(0o600);
+    expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual({ model: 'opus', hooks: fhHooks(expectedCommand) });
+
+    const dotfiles = join(box.home, 'dotfiles');
+    await mkdir(dotfiles);
+    await writeFile(join(dotfiles, 'claude-settings.json'), '{ "theme": "dark" }\n', { mode: 0o640 });
+    await chmod(join(dotfiles, 'claude-settings.json'), 0o640);
+    await mkdir(join(box.home, '.claude'));
+    const userSettings = join(box.home, '.claude', 'settings.json');
+    await symlink(join(dotfiles, 'claude-settings.json'), userSettings);
+    const install = await runCli(['--json', 'hook', 'install', '--scope', 'user'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(0);
+    expect((await lstat(userSettings)).isSymbolicLink()).toBe(true);
+    expect(await readlink(userSettings)).toBe(join(dotfiles, 'claude-settings.json'));
+    expect((await stat(join(dotfiles, 'claude-settings.json'))).mode & 0o7777).toBe(0o640);
+    expect(JSON.parse(await readFile(join(dotfiles, 'claude-settings.json'), 'utf8'))).toEqual({ theme: 'dark', hooks: fhHooks(expectedCommand) });
+    expect(await readFile(JSON.parse(install.stdout).backupPath, 'utf8')).toBe('{ "theme": "dark" }\n');
+    expect((await readdir(dotfiles)).sort()).toEqual(['claude-settings.json']);
+  });
+
+  it('refuses a settings link to a missing file and writes nothing (exit 2)', async () => {
+    const box = await sandbox();
+    await mkdir(join(box.project, '.claude'));
+    await symlink(join(box.home, 'gone.json'), join(box.project, '.claude', 'settings.json'));
+    const install = await runCli(['hook', 'install'], { home: box.home, cwd: box.project });
+    expect(install.exitCode).toBe(2);
+    expect(install.stderr).toBe(`fh: ${join(box.project, '.claude', 'settings.json')} is a symbolic link to a missing file; fh wrote nothing. Point the link at a settings file (or remove it) and run fh hook install again\n`);
+    expect(await readdir(join(box.project, '.claude'))).toEqual(['settings.json']);
+    await expect(stat(join(box.home, 'gone.json'))).rejects.toThrow(/ENOENT/);
   });
 
   it('refuses a settings file that is not JSON and leaves it as it was (exit 2)', async () => {

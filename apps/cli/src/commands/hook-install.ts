@@ -3,13 +3,15 @@
  * settings file — `.claude/settings.json` in the project (scope `project`, the default) or
  * `~/.claude/settings.json` (scope `user`) — without removing any existing hook. The previous
  * file is kept next to it as `settings.json.<time>.bak`; nothing is written when the entries are
- * already there. `--print` only prints the hook JSON.
+ * already there. `--print` only prints the hook JSON. A settings file that is a symbolic link (for
+ * instance into a dotfiles repository) is updated where the link points, and the link stays; the
+ * file keeps its permission bits (a 600 settings file stays 600).
  *
  * JSON (`--json`): `{ "settingsPath", "changed", "backupPath", "command", "hooks" }` (with
  * `--print`: `{ "hooks" }`, the object to merge under the settings' `hooks` key).
  */
 import { constants } from 'node:fs';
-import { access, copyFile, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { access, chmod, copyFile, lstat, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../cli-errors.js';
 import type { CommandContext } from '../context.js';
@@ -127,6 +129,24 @@ function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The file `fh hook install` reads and replaces for `settingsPath`: the path itself, or, when it is
+ * a symbolic link, the file the link points to (so the link stays a link). Errors: a link whose
+ * target is missing, as a UsageError naming both (fh writes nothing).
+ */
+async function settingsTarget(settingsPath: string): Promise<string> {
+  const entry = await lstat(settingsPath).catch((error: { code?: string }) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (entry === undefined || !entry.isSymbolicLink()) return settingsPath;
+  try {
+    return await realpath(settingsPath);
+  } catch {
+    throw new UsageError(`${settingsPath} is a symbolic link to a missing file; fh wrote nothing. Point the link at a settings file (or remove it) and run fh hook install again`);
+  }
+}
+
 /** Run `fh hook install`. */
 export async function run(context: CommandContext, options: HookInstallOptions): Promise<void> {
   const scope = options.scope ?? 'project';
@@ -139,9 +159,10 @@ export async function run(context: CommandContext, options: HookInstallOptions):
     return;
   }
   const settingsPath = scope === 'user' ? join(context.home, '.claude', 'settings.json') : resolve(context.projectRoot, '.claude', 'settings.json');
+  const target = await settingsTarget(settingsPath);
   let original: string | undefined;
   try {
-    original = await readFile(settingsPath, 'utf8');
+    original = await readFile(target, 'utf8');
   } catch (error) {
     if ((error as { code?: string }).code !== 'ENOENT') throw error;
   }
@@ -159,14 +180,17 @@ export async function run(context: CommandContext, options: HookInstallOptions):
   const merged = mergeHooks(settings, hooks);
   let backupPath: string | null = null;
   if (merged.changed) {
-    await mkdir(dirname(settingsPath), { recursive: true });
+    await mkdir(dirname(target), { recursive: true });
+    let mode: number | undefined;
     if (original !== undefined) {
       backupPath = `${settingsPath}.${new Date().toISOString().replace(/[:.]/g, '-')}.bak`;
-      await copyFile(settingsPath, backupPath, constants.COPYFILE_EXCL);
+      await copyFile(target, backupPath, constants.COPYFILE_EXCL);
+      mode = (await stat(target)).mode & 0o7777;
     }
-    const temporary = `${settingsPath}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify(merged.settings, null, 2)}\n`);
-    await rename(temporary, settingsPath);
+    const temporary = `${target}.${process.pid}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(merged.settings, null, 2)}\n`, { mode: mode ?? 0o666 });
+    if (mode !== undefined) await chmod(temporary, mode);
+    await rename(temporary, target);
   }
   output.result({ settingsPath, changed: merged.changed, backupPath, command, hooks }, () => [
     merged.changed ? `Added fh hooks to ${settingsPath}` : `fh hooks are already in ${settingsPath}; nothing changed`,
