@@ -197,6 +197,10 @@ describe('fh diff --undo', () => {
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'fh: session s has no timeline point "ffffffff"; fh undo --list shows them\n']);
     const short = await fh(box, ['undo', '0']);
     expect([short.exitCode, short.stderr]).toEqual([1, 'fh: session s has no timeline point "0" (a prefix needs at least 4 characters); fh undo --list shows them\n']);
+    for (const args of [['undo', ''], ['diff', '--undo', ' ']]) {
+      const empty = await fh(box, args);
+      expect([empty.exitCode, empty.stderr]).toEqual([2, 'fh: an empty point id names no timeline point of session s: give a point id or a unique prefix of 4 or more characters (fh undo --list shows them)\n']);
+    }
     const unknownTurn = await fh(box, ['diff', 'zzzz']);
     expect(unknownTurn.exitCode).toBe(1);
     expect(unknownTurn.stderr).toContain(`fh --store fs:${box.store} --session s --project ${box.project} list`);

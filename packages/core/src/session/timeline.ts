@@ -50,9 +50,10 @@ export function buildTimeline(points: readonly TimelinePoint[]): Timeline {
 
 /**
  * The point whose id is `id` or starts with it (at least 4 characters). Throws
- * `InvalidArgumentError` for a prefix of several points, `NotFoundError` for none.
+ * `InvalidArgumentError` for an empty id or a prefix of several points, `NotFoundError` for none.
  */
 export function findPoint(timeline: Timeline, id: string, sessionId: string): TimelinePoint {
+  if (id.trim() === '') throw new InvalidArgumentError(`an empty point id names no timeline point of session ${sessionId}: give a point id or a unique prefix of 4 or more characters (fh undo --list shows them)`);
   const exact = timeline.points.find((point) => point.undoId === id);
   if (exact !== undefined) return exact;
   const matches = id.length >= 4 ? timeline.points.filter((point) => point.undoId.startsWith(id)) : [];
