@@ -289,3 +289,19 @@ describe('repeated warnings', () => {
     expect(hook).toEqual({ exitCode: 0, stdout: '', stderr: 'fh hook: warning: file-history-snapshot record without a snapshot object skipped (and 5 more like it)\n' });
   });
 });
+
+describe('a store fh cannot read', () => {
+  it('fh sessions names the store and the reason, not a method name (exit 1)', async () => {
+    const box = await sandbox();
+    await writeFiles(box.project, { 'a.txt': 'a\n' });
+    expect((await box.fh(['--session', 's', 'snapshot', 'm1'])).exitCode).toBe(0);
+    execFileSync('chown', ['-R', 'nobody:nogroup', join(box.project, '..')]);
+    await chmod(join(box.store, 'sessions'), 0o700);
+    execFileSync('chown', ['root:root', join(box.store, 'sessions')]);
+    expect(asNobody(box, ['sessions'])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `fh: cannot list the sessions in store ${box.store}: EACCES (permission denied)\n`,
+    });
+  });
+});

@@ -499,7 +499,7 @@ export class FsBackupStore implements BackupStore {
    * (of its folder, for a session folder left empty).
    */
   async listSessions(): Promise<SessionSummary[]> {
-    const context = 'listSessions';
+    const context = `cannot list the sessions in store ${this.root}`;
     const sessions = new Map<string, SessionSummary>();
     const add = (sessionId: string, bytes: number, backups: number, mtimeMs: number) => {
       const entry = sessions.get(sessionId) ?? { sessionId, lastModified: new Date(0), bytes: 0, backups: 0 };
