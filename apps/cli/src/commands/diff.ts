@@ -24,6 +24,7 @@
  * `fh diff --undo <point>` previews `fh undo <point>` instead (see `diff-undo.ts`).
  */
 import { resolve } from 'node:path';
+import stringWidth from 'string-width';
 import { conflictSkip, rewindRefusals, selectAgentChanges, snapshotFileBackups, type DiffStats, type FileDiffStat } from '@fh/core';
 import { selectionDocument, selectionLines } from '../agent-lines.js';
 import { assertCheckpointingEnabled } from '../checkpointing.js';
@@ -133,20 +134,40 @@ const STAT_PATH_WIDTH = 50;
 /** Most `+`/`-` marks on a `--stat` line. */
 const STAT_BAR_WIDTH = 40;
 
+/**
+ * A `--stat` path and its width in terminal columns (wide characters count two): the path, or
+ * `...` and its end when wider than {@link STAT_PATH_WIDTH} columns.
+ */
+function statPath(path: string): { text: string; width: number } {
+  const width = stringWidth(path);
+  if (width <= STAT_PATH_WIDTH) return { text: path, width };
+  const characters = [...path];
+  let tail = '';
+  let tailWidth = 0;
+  for (let index = characters.length - 1; index >= 0; index -= 1) {
+    const characterWidth = stringWidth(characters[index] as string);
+    if (tailWidth + characterWidth > STAT_PATH_WIDTH - 3) break;
+    tail = `${characters[index] as string}${tail}`;
+    tailWidth += characterWidth;
+  }
+  return { text: `...${tail}`, width: tailWidth + 3 };
+}
+
 /** git's diffstat: ` path | 12 ++++----`, `Bin`, then ` N files changed, X insertions(+), Y deletions(-)`. Also used by `fh diff --undo`. */
 export function renderStat(stats: DiffStats, colors: Colors): string[] {
   if (stats.files.length === 0) return [];
+  const names = new Map(stats.files.map((file) => [file, statPath(displayPath(file.path))]));
   const name = (file: FileDiffStat): string => {
-    const path = displayPath(file.path);
-    return path.length > STAT_PATH_WIDTH ? `...${path.slice(path.length - STAT_PATH_WIDTH + 3)}` : path;
+    const path = names.get(file) as { text: string; width: number };
+    return path.text + ' '.repeat(nameWidth - path.width);
   };
   const counted = (file: FileDiffStat): boolean => !file.binary && file.tooLarge !== true && file.tooManyChanges !== true && file.modeOnly !== true;
-  const nameWidth = Math.max(...stats.files.map((file) => name(file).length));
+  const nameWidth = Math.max(...[...names.values()].map((path) => path.width));
   const countWidth = Math.max(3, ...stats.files.map((file) => String(file.insertions + file.deletions).length));
   const largest = Math.max(1, ...stats.files.filter(counted).map((file) => file.insertions + file.deletions));
   const scale = largest > STAT_BAR_WIDTH ? STAT_BAR_WIDTH / largest : 1;
   const lines = stats.files.map((file) => {
-    const left = ` ${name(file).padEnd(nameWidth)} | `;
+    const left = ` ${name(file)} | `;
     if (file.binary || file.tooLarge === true) return `${left}${'Bin'.padStart(countWidth)}`;
     if (file.modeOnly === true) return `${left}${'0'.padStart(countWidth)} (mode only)`;
     if (file.tooManyChanges === true) return `${left}${'?'.padStart(countWidth)} (too many changes to count)`;
