@@ -22,9 +22,10 @@
  *
  * A window begun on the model keeps a snapshot (the delta at its begin, its own and ignored
  * paths) and collects the paths of every later cut; its end compares just those paths. For a
- * crash between begin and end, the begin writes `{windowId}.delta` (the delta rows, the dirty and
- * untracked paths, the ignored and folder lists); a later process without a feed rebuilds the
- * begin's tree from base + delta and ends the window with a full `scanEnd`.
+ * crash between begin and end, the begin's probe state (saved in the window record) holds the
+ * window's delta ({@link WindowDelta}: the delta rows, the dirty and untracked paths, the ignored
+ * and folder lists); a later process without a feed rebuilds the begin's tree from base + delta
+ * and ends the window with a full `scanEnd`.
  */
 import type { EntryFacts } from '@fh/core';
 import { factsOf, MISSING_FACTS } from '@fh/core';
@@ -32,7 +33,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { ChangeFeed } from './change-feed.js';
-import { writeFileDurably } from './durable-file.js';
 import { contentOid, readTree, rootRules, rowOid, rowPath, TREE_STRIDE, withGitignore, writeTree, type GitLocation, type ScanBegin, type ScanChange, type ScanTree } from './git-scan.js';
 import { oidAt, readIndex } from './git-index.js';
 import { isIgnored, type Rules } from './ignore-rules.js';
@@ -53,8 +53,8 @@ export interface CleanRow {
 /** Files larger than this are not hashed by the feed (they stay dirty: fh backs them up itself). */
 const MAX_HASH_BYTES = 32 * 1024 * 1024;
 
-/** Version of the `{windowId}.delta` file. */
-const DELTA_FILE_VERSION = 1;
+/** Version of a window's delta ({@link WindowDelta}). */
+const DELTA_VERSION = 1;
 
 /** A base tree: the tree of a full scan, its file, and its rows by path. */
 export interface FeedBase {
@@ -164,8 +164,11 @@ export function patchedTree(base: ScanTree, delta: ReadonlyMap<string, CleanRow 
   };
 }
 
-/** The `{windowId}.delta` file's JSON. */
-interface DeltaFile {
+/**
+ * A feed window's delta (version 1), JSON kept in the window's probe state, so inside the window
+ * record itself: one durable write at the begin, not a file of its own and then the record.
+ */
+export interface WindowDelta {
   version: number;
   /** Paths whose base row does not hold at the begin. */
   dropped: string[];
@@ -176,30 +179,35 @@ interface DeltaFile {
   folders: string[];
 }
 
-/** Write a window's delta file (see the top of this file). */
-export function writeDelta(file: string, delta: ReadonlyMap<string, CleanRow | null>, known: Iterable<string>, ignored: Iterable<string>, folders: Iterable<string>): void {
-  const content: DeltaFile = { version: DELTA_FILE_VERSION, dropped: [], added: [], known: [...known], ignored: [...ignored], folders: [...folders] };
+/** A window's delta (see the top of this file) for its probe state. */
+export function windowDelta(delta: ReadonlyMap<string, CleanRow | null>, known: Iterable<string>, ignored: Iterable<string>, folders: Iterable<string>): WindowDelta {
+  const content: WindowDelta = { version: DELTA_VERSION, dropped: [], added: [], known: [...known], ignored: [...ignored], folders: [...folders] };
   for (const [path, clean] of delta) {
     if (clean === null) content.dropped.push(path);
     else content.added.push([path, clean.type, clean.size, clean.mode, clean.mtimeMs, clean.ctimeMs, clean.ino, clean.gitMode, clean.oid]);
   }
-  writeFileDurably(file, JSON.stringify(content));
+  return content;
 }
 
-/** The begin's tree of a window begun on a feed: the base tree file patched by the window's delta file. Throws naming the file when it is not one fh wrote. */
-export function readDeltaTree(treeFile: string, deltaFile: string): ScanTree {
+/**
+ * The begin's tree of a window begun on a feed: the base tree file patched by the window's delta
+ * (`delta`, from its probe state; or, for a window an earlier fh begun, the JSON of its
+ * `{windowId}.delta` file `deltaFile`). Throws naming what is not one fh wrote.
+ */
+export function deltaTree(treeFile: string, delta: { inline: unknown } | { deltaFile: string }): ScanTree {
   const base = readTree(treeFile);
-  let content: DeltaFile;
+  const what = 'inline' in delta ? "command window record's delta" : `command window delta file ${delta.deltaFile}`;
+  let content: WindowDelta;
   try {
-    content = JSON.parse(readFileSync(deltaFile, 'utf8')) as DeltaFile;
-    if (content.version !== DELTA_FILE_VERSION || !Array.isArray(content.dropped) || !Array.isArray(content.added)) throw new Error(`version ${String(content.version)}`);
+    content = ('inline' in delta ? delta.inline : JSON.parse(readFileSync(delta.deltaFile, 'utf8'))) as WindowDelta;
+    if (content?.version !== DELTA_VERSION || !Array.isArray(content.dropped) || !Array.isArray(content.added)) throw new Error(`version ${String(content?.version)}`);
   } catch (error) {
-    throw new Error(`command window delta file ${deltaFile} is not one fh wrote (${error instanceof Error ? error.message : String(error)}): end the window again after removing it, or begin a new one`);
+    throw new Error(`${what} is not one fh wrote (${error instanceof Error ? error.message : String(error)}): remove the window's record to drop it, or begin a new one`);
   }
-  const delta = new Map<string, CleanRow | null>();
-  for (const path of content.dropped) delta.set(path, null);
-  for (const [path, type, size, mode, mtimeMs, ctimeMs, ino, gitMode, oid] of content.added) delta.set(path, { type, size, mode, mtimeMs, ctimeMs, ino, gitMode, oid });
-  return patchedTree(base, delta, { beginMs: base.beginMs, known: content.known, ignored: content.ignored, folders: content.folders });
+  const rows = new Map<string, CleanRow | null>();
+  for (const path of content.dropped) rows.set(path, null);
+  for (const [path, type, size, mode, mtimeMs, ctimeMs, ino, gitMode, oid] of content.added) rows.set(path, { type, size, mode, mtimeMs, ctimeMs, ino, gitMode, oid });
+  return patchedTree(base, rows, { beginMs: base.beginMs, known: content.known, ignored: content.ignored, folders: content.folders });
 }
 
 /** What a window begun on the model remembers for its end. */

@@ -21,18 +21,19 @@
  *   backs up itself, ignored ones are listed for the report; clean files are not touched;
  * - `end` runs the same status against the same saved copy. There only the executable bit of a
  *   clean file is compared (git records no other permission bits).
- * Either way `materializeBlobs` writes the blobs of files the command really changed to
- * `{stateDir}/{windowId}.blob-{n}` with one `git cat-file --batch`.
+ * Either way the blobs of files the command really changed are read once it has run (`readBlobBytes`;
+ * `materializeBlobs` writes them to `{stateDir}/{windowId}.blob-{n}`): loose objects in-process,
+ * the rest with one `git cat-file --batch`.
  * Outside a git work tree, `begin` and `end` walk the project folder with `.gitignore` rules
  * (every `.gitignore` on the way, through the `ignore` package; `.git` folders always skipped).
  *
  * With `watch` (a change feed, for long-lived hosts: `change-feed.ts`, `feed-model.ts`), `begin` and
  * `end` re-check only the paths that had an event since the previous cut; a window's state then
- * names the feed's base tree and its own delta file, so any process can still end it in full.
+ * names the feed's base tree and holds its own delta, so any process can still end it in full.
  *
  * Layout of `stateDir` (one folder per session): `{windowId}.tree` or `{windowId}.index`,
  * `{windowId}.blob-{n}` (all removed by `release`), `ignored-folders.json` (see `IGNORED_FOLDERS_FILE`); with a feed also
- * `feed-base-{random}.tree`, `{windowId}.delta` and the watcher's cookie folder `feed-{random}/`. Nothing is written into the project or its `.git`.
+ * `feed-base-{random}.tree` and the watcher's cookie folder `feed-{random}/`. Nothing is written into the project or its `.git`.
  */
 import type { BlobRequest, CommandProbe, EntryFacts, IndexEntry, JsonValue, MaterializedBlob, ProbeBegin, ProbeEnd } from '@fh/core';
 import { factsOf, InvalidArgumentError, MISSING_FACTS } from '@fh/core';
@@ -48,7 +49,7 @@ import { readText, readTree, scanBegin, scanEnd, unsupportedRepository, writeTre
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.js';
 import { syncFileAndFolder } from './durable-file.js';
 import { readLooseBlob, WarmBlobReader } from './warm-blobs.js';
-import { FeedModel, indexFolders, makeBase, patchedTree, readDeltaTree, watchTree, writeDelta, type FeedWindow } from './feed-model.js';
+import { deltaTree, FeedModel, indexFolders, makeBase, patchedTree, watchTree, windowDelta, type FeedWindow, type WindowDelta } from './feed-model.js';
 
 /** Options of {@link NodeCommandProbe}. */
 export interface NodeCommandProbeOptions {
@@ -149,7 +150,9 @@ interface ScanState extends GitLocation {
   kind: 'scan';
   /** The tree file of the begin (for a window begun on a change feed: the feed's base tree). */
   treeFile: string;
-  /** A window begun on a change feed: its delta file, patching `treeFile` into the begin's tree. */
+  /** A window begun on a change feed: its delta, patching `treeFile` into the begin's tree. */
+  delta?: WindowDelta;
+  /** The same as a file of its own, as an earlier fh wrote it (`{windowId}.delta`). */
   deltaFile?: string;
 }
 
@@ -346,13 +349,10 @@ export class NodeCommandProbe implements CommandProbe {
       this.dropBaseUnlessUsed(old.file);
     }
     const window = model.snapshot();
-    let deltaFile: string | undefined;
-    if (!full) {
-      deltaFile = join(this.stateDir, `${windowId}.delta`);
-      writeDelta(deltaFile, window.delta, window.known, window.ignored, window.extras.folders);
-    }
+    // The delta goes into the window record (durable with it: the base tree file already is).
+    const delta = full ? undefined : windowDelta(window.delta, window.known, window.ignored, window.extras.folders);
     this.feedWindows.set(windowId, window);
-    const scanState: ScanState = { kind: 'scan', top: located.top, prefix: located.prefix, gitDir: located.gitDir, commonDir: located.commonDir, treeFile: model.base.file, ...(deltaFile === undefined ? {} : { deltaFile }) };
+    const scanState: ScanState = { kind: 'scan', top: located.top, prefix: located.prefix, gitDir: located.gitDir, commonDir: located.commonDir, treeFile: model.base.file, ...(delta === undefined ? {} : { delta }) };
     return { kind: 'git', state: scanState as unknown as JsonValue, ...withoutExcluded(excluded, { own: new Map(model.own), ignored: new Map(model.ignored) }) };
   }
 
@@ -463,7 +463,13 @@ export class NodeCommandProbe implements CommandProbe {
         (await scanEnd(
           projectRoot,
           saved,
-          window !== undefined ? patchedTree(window.base.tree, window.delta, window.extras) : saved.deltaFile !== undefined ? readDeltaTree(saved.treeFile, saved.deltaFile) : (this.trees.get(windowId) ?? readTree(saved.treeFile)),
+          window !== undefined
+            ? patchedTree(window.base.tree, window.delta, window.extras)
+            : saved.delta !== undefined
+              ? deltaTree(saved.treeFile, { inline: saved.delta })
+              : saved.deltaFile !== undefined
+                ? deltaTree(saved.treeFile, { deltaFile: saved.deltaFile })
+                : (this.trees.get(windowId) ?? readTree(saved.treeFile)),
           this.limits(),
         ));
       const indexChanged = new Map<string, IndexEntry>();
@@ -504,35 +510,40 @@ export class NodeCommandProbe implements CommandProbe {
   }
 
   /**
-   * The blobs' bytes (see `CommandProbe.readBlobBytes`). On a running feed of this repository,
-   * loose objects (what `git add` and `git commit` just wrote) are read in-process and the rest
-   * through the warm `git cat-file --batch`; otherwise one `git cat-file --batch` of their own.
+   * The blobs' bytes (see `CommandProbe.readBlobBytes`). Loose objects (what `git add` and
+   * `git commit` just wrote, the blobs a command most often changes) are read in-process, their
+   * id checked, so no `git` is started when every blob is loose; the rest go, in order, through
+   * the warm `git cat-file --batch` of a running feed of this repository, else one
+   * `git cat-file --batch` of their own. Each blob is handed on as soon as it is read (loose ones
+   * as they are met, then the others), so only one is held at a time.
    */
   async readBlobBytes(_projectRoot: string, _windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number, onBlob: (index: number, bytes: Uint8Array | undefined) => Promise<void>): Promise<void> {
-    const saved = state as unknown as GitState;
+    const saved = state as unknown as GitState | ScanState;
     const ids = requests.map((request) => request.blobId);
+    if (ids.length === 0) return;
+    const commonDir = saved.kind === 'scan' ? saved.commonDir : this.locateRepository(saved.top)?.commonDir;
+    const rest: number[] = [];
+    for (const [index, id] of ids.entries()) {
+      const bytes = commonDir === undefined ? undefined : readLooseBlob(join(commonDir, 'objects'), id, maxBytes);
+      if (bytes === undefined) rest.push(index);
+      else await onBlob(index, bytes.length > maxBytes ? undefined : bytes);
+    }
+    if (rest.length === 0) return;
     const feed = this.feedState;
-    if (feed !== undefined && feed.model.location.top === saved.top && ids.length > 0) {
-      const objectsDir = join(feed.model.location.commonDir, 'objects');
-      const loose = ids.map((id) => readLooseBlob(objectsDir, id, maxBytes));
-      const rest = ids.flatMap((id, index) => (loose[index] === undefined ? [index] : []));
-      let blobs: Array<Buffer | undefined> | undefined = loose;
-      if (rest.length > 0) {
-        if (feed.blobs === undefined || feed.blobs.gone) feed.blobs = new WarmBlobReader(this.gitBinary, saved.top);
-        try {
-          const read = await feed.blobs.read(rest.map((index) => ids[index] as string), maxBytes);
-          rest.forEach((index, at) => (loose[index] = read[at]));
-        } catch {
-          // The warm process failed: the blobs are read by a git of their own below (which names a missing one).
-          blobs = undefined;
-        }
+    if (feed !== undefined && feed.model.location.top === saved.top) {
+      if (feed.blobs === undefined || feed.blobs.gone) feed.blobs = new WarmBlobReader(this.gitBinary, saved.top);
+      let read: Array<Buffer | undefined> | undefined;
+      try {
+        read = await feed.blobs.read(rest.map((index) => ids[index] as string), maxBytes);
+      } catch {
+        // The warm process failed: the blobs are read by a git of their own below (which names a missing one).
       }
-      if (blobs !== undefined) {
-        for (const [index, bytes] of blobs.entries()) await onBlob(index, bytes !== undefined && bytes.length > maxBytes ? undefined : bytes);
+      if (read !== undefined) {
+        for (const [at, bytes] of read.entries()) await onBlob(rest[at] as number, bytes !== undefined && bytes.length > maxBytes ? undefined : bytes);
         return;
       }
     }
-    await readBlobs(this.gitBinary, saved.top, ids, maxBytes, onBlob);
+    await readBlobs(this.gitBinary, saved.top, rest.map((index) => ids[index] as string), maxBytes, (at, bytes) => onBlob(rest[at] as number, bytes));
   }
 
   async release(_projectRoot: string, windowId: string): Promise<void> {
@@ -541,8 +552,8 @@ export class NodeCommandProbe implements CommandProbe {
     if (window !== undefined) {
       this.feedWindows.delete(windowId);
       this.dropBaseUnlessUsed(window.base.file);
-      // Every file this window has: its delta file and the blobs written for it.
-      for (const file of [join(this.stateDir, `${windowId}.delta`), ...window.files]) rmSync(file, { force: true });
+      // Every file this window has: the blobs written for it.
+      for (const file of window.files) rmSync(file, { force: true });
       return;
     }
     let names: string[];

@@ -179,6 +179,10 @@ describe('command window on a change feed (real git, bash, inotify)', () => {
     const before = readTree(world.project);
     const window = await world.history.beginCommand({ probe: world.probe, journal: world.journal });
     expect(world.probe.feedStatus()).toMatchObject({ fullScans: 1, incremental: 3 });
+    // The window's delta is in its record (one durable write), not in a file of its own.
+    const { probeState } = (await world.journal.loadWindow(window.windowId)) ?? {};
+    expect(probeState).toMatchObject({ kind: 'scan', delta: { version: 1, dropped: ['docs/guide.md'], added: [], known: ['docs/guide.md', 'docs/new.txt'] } });
+    expect(readdirSync(join(world.base, 'commands', 's1')).filter((name) => name.endsWith('.delta'))).toEqual([]);
     sh(world.project, "printf 'again\\n' >> docs/guide.md && rm docs/new.txt && printf 'r\\n' >> run.sh && mkdir -p later && printf 'l\\n' > later/l.txt");
     const other = new NodeCommandProbe({ stateDir: join(world.base, 'commands', 's1') });
     const capture = await world.history.endCommand(window.windowId, { probe: other, journal: world.journal });

@@ -418,6 +418,34 @@ describe('the in-process scan of a git work tree', () => {
     await expectRewindAndUndo(world, before, readTree(world.project));
   });
 
+  it('the end reads loose blobs in-process and starts git cat-file only for packed ones; rewind and undo exact', async () => {
+    world = await openWorld((project) => {
+      baseRepository(project);
+      if (sh(project, 'git gc -q && test -z "$(find .git/objects -type f -path \'*/[0-9a-f][0-9a-f]/*\')"') !== 0) throw new Error('git gc left loose objects');
+      sh(project, "printf 'loose\\n' > docs/guide.md && git add docs/guide.md");
+    });
+    const before = readTree(world.project);
+    const log = join(world.base, 'git.log');
+    const wrapper = join(world.base, 'git-logged');
+    writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> '${log}'\nexec git "$@"\n`, { mode: 0o755 });
+    const probe = new NodeCommandProbe({ stateDir: join(world.base, 'logged'), gitBinary: wrapper });
+    const journal = new FsCommandJournal(join(world.base, 'logged'));
+    const gitRuns = (): string[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((line) => line !== '') : []);
+    const window = async (script: string) => {
+      const begun = await world!.history.beginCommand({ probe, journal });
+      expect(sh(world!.project, script)).toBe(0);
+      return (await world!.history.endCommand(begun.windowId, { probe, journal })).captured;
+    };
+    expect(await window('rm docs/guide.md')).toEqual([{ path: 'docs/guide.md', change: 'deleted', source: 'git' }]);
+    expect(gitRuns()).toEqual([]);
+    expect(await window("sed -i 's/one/ONE/' src/a.txt && sed -i 's/lib/LIB/' src/lib/b.txt")).toEqual([
+      { path: 'src/a.txt', change: 'modified', source: 'git' },
+      { path: 'src/lib/b.txt', change: 'modified', source: 'git' },
+    ]);
+    expect(gitRuns()).toEqual(['--no-optional-locks cat-file --batch']);
+    await expectRewindAndUndo(world, before, readTree(world.project));
+  });
+
   it('a repository with .gitattributes uses git status, and is captured the same', async () => {
     world = await openWorld((project) => gitRepository(project, "mkdir src && printf 'one\\n' > src/a.txt && printf '*.txt text\\n' > .gitattributes"));
     const before = readTree(world.project);

@@ -110,8 +110,9 @@ export interface CommandProbe {
   materializeBlobs(projectRoot: string, windowId: string, state: JsonValue, requests: readonly BlobRequest[], maxBytes: number): Promise<Array<MaterializedBlob | undefined>>;
   /**
    * Optional: the requested blobs' bytes, without writing them to files (git only): `onBlob` is
-   * called once per request, in order, with the blob's bytes (`undefined` for one over `maxBytes`,
-   * per blob), and awaited before the next, so the caller bounds what it holds. Throws when git
+   * called once per request (not necessarily in request order: `index` names it), with the blob's
+   * bytes (`undefined` for one over `maxBytes`, per blob), and awaited before the next, so the
+   * caller bounds what it holds. Throws when git
    * cannot read a blob. `endCommand` uses it with a store's `putBackups` to write each
    * before-image once, straight into the store; without either it uses {@link materializeBlobs}.
    */
