@@ -362,22 +362,42 @@ export class FsBackupStore implements BackupStore {
 
   /**
    * copyFile(backup, destination, EXCL | FICLONE), then check the copy has the backup's size.
+   * The backup is opened without following a link and copied from that open file (on Linux
+   * through `/proc/self/fd`), so a backup swapped for a link after it was checked is never read.
    * NotFoundError for a missing backup, ConflictError for an existing destination (left as it
-   * is), CorruptError for a short copy; on failure a destination this call created is removed.
+   * is), CorruptError for a short copy or a link or non-file in the store; on failure a
+   * destination this call created is removed.
    */
   async restoreBackup(sessionId: string, backupFileName: string, destinationPath: string): Promise<void> {
     const path = this.backupPath(sessionId, backupFileName);
     const context = `restoreBackup "${backupFileName}" of session "${sessionId}" to "${destinationPath}"`;
-    const info = await this.statBackup(sessionId, backupFileName);
-    if (info === null) throw new NotFoundError(`${context}: backup does not exist`);
+    let handle: nodeFsPromises.FileHandle;
     try {
-      await this.copyKeepingHoles(path, destinationPath);
-      const written = this.fs.statSync(destinationPath).size;
-      if (written !== info.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${info.size}`);
+      handle = await this.fs.open(path, this.readNoFollow());
     } catch (error) {
-      if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: destination already exists`, { cause: error });
-      await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
+      if (errnoCode(error) === 'ELOOP') throw this.linkInStore(path, 'is a symbolic link');
+      if (errnoCode(error) === 'ENOENT') throw new NotFoundError(`${context}: backup does not exist`, { cause: error });
       throw translateFsError(error, context);
+    }
+    try {
+      const opened = await handle.stat();
+      if (!opened.isFile()) throw this.linkInStore(path, 'is not a regular file');
+      try {
+        const source = this.openFilePath(handle.fd, opened);
+        // `/proc/self/fd/N` is a link to the open file, so it is opened following links.
+        if (source !== undefined) await this.copyKeepingHoles(source, destinationPath, 'r');
+        else await this.copyKeepingHoles(path, destinationPath);
+        const written = this.fs.statSync(destinationPath).size;
+        if (written !== opened.size) throw new CorruptError(`${context}: wrote ${written} bytes, the backup has ${opened.size}`);
+      } catch (error) {
+        if (errnoCode(error) === 'EEXIST') throw new ConflictError(`${context}: destination already exists`, { cause: error });
+        await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      throw translateFsError(error, context);
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
 
@@ -971,18 +991,37 @@ export class FsBackupStore implements BackupStore {
   }
 
   /**
+   * A path that opens the file `fd` is open on: `/proc/self/fd/<fd>` when it names that very file
+   * (same device and inode; Linux with /proc), else undefined (then only the name can be copied).
+   */
+  private openFilePath(fd: number, opened: { dev: number; ino: number }): string | undefined {
+    const path = `/proc/self/fd/${fd}`;
+    if (this.procFdNamesOpenFiles !== undefined) return this.procFdNamesOpenFiles ? path : undefined;
+    try {
+      const stats = this.fs.statSync(path);
+      this.procFdNamesOpenFiles = stats.dev === opened.dev && stats.ino === opened.ino;
+    } catch {
+      this.procFdNamesOpenFiles = false;
+    }
+    return this.procFdNamesOpenFiles ? path : undefined;
+  }
+
+  /** Whether `/proc/self/fd/N` names the file this store's file system opened as fd N (checked once). */
+  private procFdNamesOpenFiles: boolean | undefined;
+
+  /**
    * copyFile(EXCL | FICLONE), or for a sparse source (see `isSparse`) a copy that leaves its holes
-   * unallocated (`copySparse`; a partial copy is removed). Returns the sha256 when the copy worked
+   * unallocated (`copySparse`, opening the source with `sourceFlags`; a partial copy is removed). Returns the sha256 when the copy worked
    * it out (sparse copies), else undefined.
    */
-  private async copyKeepingHoles(sourcePath: string, destinationPath: string): Promise<string | undefined> {
+  private async copyKeepingHoles(sourcePath: string, destinationPath: string, sourceFlags: string | number = this.readNoFollow()): Promise<string | undefined> {
     const stats = this.fs.statSync(sourcePath);
     if (!isSparse(stats)) {
       await this.fs.copyFile(sourcePath, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       return undefined;
     }
     try {
-      return await copySparse(this.fs, sourcePath, destinationPath, stats.mode & 0o7777, this.readNoFollow());
+      return await copySparse(this.fs, sourcePath, destinationPath, stats.mode & 0o7777, sourceFlags);
     } catch (error) {
       if (errnoCode(error) !== 'EEXIST') await this.fs.rm(destinationPath, { force: true }).catch(() => undefined);
       throw error;

@@ -1,4 +1,5 @@
-import { mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -74,6 +75,40 @@ describe('no links inside the store', () => {
     await expect(store.restoreBackup('s1', 'a@v1', join(base, 'restored.txt'))).rejects.toMatchObject(refusal);
     await expect(store.openBackup('s1', 'a@v1')).rejects.toMatchObject(refusal);
     expect((await readdir(base)).sort()).toEqual(['outside.txt', 'project', 'store']);
+  });
+
+  it('a backup swapped for a link after it was opened is never read: the open file is copied, not the link', async () => {
+    const base = await temporaryFolder();
+    const root = join(base, 'store');
+    const backup = join(root, 'file-history', 's1', 'a@v1');
+    await writeFile(join(base, 'outside.txt'), 'outside bytes');
+    await mkdir(join(base, 'project'));
+    let swap = false;
+    const store = new FsBackupStore({
+      root,
+      fileSystem: faultyFileSystem({
+        open: (async (path: string, flags?: string | number) => {
+          const handle = await open(path, flags as string);
+          if (swap && path === backup) {
+            swap = false;
+            await rename(backup, join(base, 'moved-away'));
+            await symlink(join(base, 'outside.txt'), backup);
+          }
+          return handle;
+        }) as never,
+      }),
+    });
+    await writeFile(join(base, 'project', 'a.txt'), 'backup bytes!');
+    await store.putBackup('s1', 'a@v1', join(base, 'project', 'a.txt'));
+    swap = true;
+    await store.restoreBackup('s1', 'a@v1', join(base, 'project', 'restored.txt'));
+    expect(await readFile(join(base, 'project', 'restored.txt'), 'utf8')).toBe('backup bytes!');
+    expect(lstatSync(backup).isSymbolicLink()).toBe(true);
+    await expect(store.restoreBackup('s1', 'a@v1', join(base, 'project', 'again.txt'))).rejects.toMatchObject({
+      code: 'FH_CORRUPT',
+      message: expect.stringContaining(`${backup} is a symbolic link: fh never follows a link inside its store`),
+    });
+    await expect(stat(join(base, 'project', 'again.txt'))).rejects.toThrow(/ENOENT/);
   });
 
   it('refuses a session folder that is a symbolic link: no backup is written through it', async () => {
