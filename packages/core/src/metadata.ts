@@ -52,6 +52,14 @@ export interface MetadataReader {
    * file system's errors.
    */
   lstatNow(path: string): FsStats | undefined;
+  /**
+   * {@link MetadataReader.statNow} for `lstat`: timed from the end of the call before, one clock
+   * read per call, for a scan's back-to-back calls (rewind planning's first pass), with the same
+   * contract (await {@link MetadataReader.pause} between calls, nothing else asynchronous between
+   * them). Undefined when this reader is not (or no longer) using sync calls. Throws the file
+   * system's errors.
+   */
+  lstatInScan(path: string): FsStats | undefined;
 }
 
 /**
@@ -62,7 +70,7 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
   const statSync = fs.statSync;
   const lstatSync = fs.lstatSync;
   if (typeof statSync !== 'function' || typeof lstatSync !== 'function') {
-    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path), statNow: () => undefined, pause: () => undefined, lstatNow: () => undefined };
+    return { stat: (path) => fs.stat(path), lstat: (path) => fs.lstat(path), statNow: () => undefined, pause: () => undefined, lstatNow: () => undefined, lstatInScan: () => undefined };
   }
   let calls = 0;
   let slowCalls = 0;
@@ -102,5 +110,6 @@ export function createMetadataReader(fs: WorkspaceFs, now: () => number = () => 
     statNow: (path) => (async ? undefined : syncCall(statSync, path, lastEnded)),
     pause,
     lstatNow: (path) => (async ? undefined : syncCall(lstatSync, path, now())),
+    lstatInScan: (path) => (async ? undefined : syncCall(lstatSync, path, lastEnded)),
   };
 }

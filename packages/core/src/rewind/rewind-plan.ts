@@ -29,6 +29,8 @@ export interface RewindTarget {
   /** Tracking path. */
   path: string;
   backup: FileHistoryBackup | undefined;
+  /** Its absolute path, when known already (else planning resolves it, and skips a path outside the root). */
+  absolutePath?: string;
 }
 
 /** What a rewind would do to one file. */
@@ -78,7 +80,7 @@ export function rewindTargets(
   context: FileHistoryContext,
   paths?: readonly string[],
 ): RewindTarget[] {
-  const targets = snapshotFileTargets(state, messageId);
+  const targets = snapshotFileTargets(state, messageId, context.projectRoot);
   if (targets === undefined) {
     const dropped = state.snapshots.length >= MAX_SNAPSHOTS ? ` (a session keeps its newest ${MAX_SNAPSHOTS} snapshots; older ones are dropped)` : '';
     throw new NotFoundError(`no snapshot for message ${JSON.stringify(messageId)}${dropped}`);
@@ -181,7 +183,7 @@ function unchangedNow(
   if (backup === undefined || backup.error !== undefined || backup.backupFileName === null || backup.size === undefined || backup.mode === undefined) return false;
   let absolutePath: string;
   try {
-    absolutePath = toAbsolutePath(context.projectRoot, target.path);
+    absolutePath = target.absolutePath ?? toAbsolutePath(context.projectRoot, target.path);
   } catch {
     return false;
   }
@@ -192,7 +194,7 @@ function unchangedNow(
       if (folder instanceof Promise || folder.kind !== 'ok') return false;
       okFolder.trackingFolder = trackingFolder;
     }
-    const stats = metadata.lstatNow(absolutePath);
+    const stats = metadata.lstatInScan(absolutePath);
     if (stats === undefined || !stats.isFile()) return false;
     return compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)?.changed === false;
   } catch {
@@ -217,7 +219,7 @@ async function planFile(
   if (backup === undefined) return { kind: 'skip', path, reason: 'no backup of this file at or after the snapshot' };
   let absolutePath: string;
   try {
-    absolutePath = toAbsolutePath(context.projectRoot, path);
+    absolutePath = target.absolutePath ?? toAbsolutePath(context.projectRoot, path);
   } catch (error) {
     return { kind: 'skip', path, reason: (error as Error).message };
   }

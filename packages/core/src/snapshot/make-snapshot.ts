@@ -205,7 +205,7 @@ export function sortedPaths(tracked: ReadonlySet<string>): string[] {
  * {@link sortedPaths} without the copy: the same array while the set keeps its size, so what is
  * derived from it (a snapshot's column, the absolute paths) can be reused by identity. Read only.
  */
-function sharedSortedPaths(tracked: ReadonlySet<string>): readonly string[] {
+export function sharedSortedPaths(tracked: ReadonlySet<string>): readonly string[] {
   const cached = sortedSets.get(tracked);
   if (cached === undefined || cached.length > tracked.size) return sortAfresh(tracked);
   if (cached.length === tracked.size) return cached;
@@ -246,9 +246,10 @@ const absoluteSets = new WeakMap<readonly string[], { projectRoot: string; paths
 
 /**
  * `toAbsolutePath(projectRoot, trackingPaths[i])` for each i (undefined where it throws: that file
- * is left to the second pass, which reports it), made once per shared sorted-path array.
+ * is left to the second pass, which reports it), made once per shared sorted-path array
+ * ({@link sharedSortedPaths}; rewind planning reads the same array). Read only.
  */
-function absolutePathsOf(projectRoot: string, trackingPaths: readonly string[]): ReadonlyArray<string | undefined> {
+export function absolutePathsOf(projectRoot: string, trackingPaths: readonly string[]): ReadonlyArray<string | undefined> {
   const cached = absoluteSets.get(trackingPaths);
   if (cached !== undefined && cached.projectRoot === projectRoot) return cached.paths;
   const paths = trackingPaths.map((trackingPath) => {
