@@ -38,7 +38,7 @@ import { beginCommand, type BeginCommandOptions, type CommandWindow } from './co
 import { endCommand, endOpenCommands, type CommandCapture, type EndCommandOptions, type EndOpenCommandsOptions } from './command/end-command.js';
 import { emptyFileHistoryState, MAX_SNAPSHOTS, type FileHistoryBackup, type FileHistorySnapshot, type FileHistoryState } from './types.js';
 import { agentFromIds, MAIN_AGENT, type AgentIdentity } from './attribution/agents.js';
-import { mayHoldPoints, readTimeline, recoverPending, type RecoveryResult } from './session/undo.js';
+import { pointFreeLog, readTimeline, recoverPending, type PointFreeLog, type RecoveryResult } from './session/undo.js';
 
 /** Environment variable that turns file checkpointing off when set to `1` or `true` (seed 000 §9). */
 export const DISABLE_ENV_VARIABLE = 'FH_DISABLE_FILE_CHECKPOINTING';
@@ -517,6 +517,8 @@ export class FileHistory implements FileHistoryReader {
   private readonly tracking = new Set<Promise<void>>();
   /** makeSnapshot and rewind run one at a time, in call order. */
   private serial: Promise<unknown> = Promise.resolve();
+  /** What the last bare rewind found in the log: no timeline point in its first bytes (`pointFreeLog`). */
+  private pointFree: PointFreeLog | undefined;
   private closed = false;
   private readonly updateState: FileHistoryStateUpdater = (update) => {
     this.current = update(this.current);
@@ -777,8 +779,10 @@ export class FileHistory implements FileHistoryReader {
    */
   private async recoverInterrupted(): Promise<RecoveryResult[]> {
     if (this.log === undefined) return [];
-    // Most logs hold no point at all: one scan of the bytes instead of parsing every record.
-    if (!(await mayHoldPoints(this.log))) return [];
+    // Most logs hold no point at all: a search of the bytes instead of parsing every record, and
+    // after the first one only of the bytes appended since.
+    this.pointFree = await pointFreeLog(this.log, this.pointFree);
+    if (this.pointFree !== undefined) return [];
     const undo = { store: this.store, sessionId: this.sessionId, log: this.log };
     const { pending } = await readTimeline(undo, this.options?.onWarning === undefined ? {} : { onWarning: this.options.onWarning });
     if (pending.length === 0) return [];

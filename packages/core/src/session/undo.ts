@@ -176,21 +176,62 @@ export function undoBackupFileName(absolutePath: string, undoId: string): string
 /** Bytes every timeline point record holds (its type), current and legacy. */
 const POINT_MARKS = [Buffer.from(POINT_RECORD_TYPE), Buffer.from(UNDO_POINT_RECORD_TYPE)];
 
+/** Bytes a mark may start before a boundary and still end after it. */
+const MARK_OVERLAP = Math.max(...POINT_MARKS.map((mark) => mark.length)) - 1;
+
 /**
- * Whether `log` may hold a timeline point at all, from its raw bytes (`readStream`, one pass, no
- * parsing): false when neither point record type appears anywhere, so there is nothing pending to
- * recover. True when the log cannot stream its bytes.
+ * What {@link pointFreeLog} found: the log's first `bytes` bytes hold no timeline point record, and
+ * `edge` is their last bytes (up to {@link POINT_FREE_EDGE_BYTES}), by which a later check knows
+ * the same log grew (sessions logs are append-only) rather than a different one took its place.
  */
-export async function mayHoldPoints(log: SessionLog): Promise<boolean> {
-  if (typeof log.readStream !== 'function') return true;
-  const keep = Math.max(...POINT_MARKS.map((mark) => mark.length)) - 1;
-  let carry = Buffer.alloc(0);
-  for await (const chunk of log.readStream()) {
-    const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
-    if (POINT_MARKS.some((mark) => bytes.includes(mark))) return true;
-    carry = Buffer.from(bytes.subarray(Math.max(0, bytes.length - keep)));
+export interface PointFreeLog {
+  readonly bytes: number;
+  readonly edge: Buffer;
+}
+
+/** Bytes of a point-free log's end that {@link PointFreeLog} keeps. */
+export const POINT_FREE_EDGE_BYTES = 64;
+
+/**
+ * Most bytes a log may have grown by since the last check for {@link pointFreeLog} to read only
+ * them (one `readTail` of the log's end); a log grown more is scanned again from its start.
+ */
+export const POINT_FREE_TAIL_BYTES = 256 * 1024;
+
+/**
+ * Whether `log` holds no timeline point at all, so there is nothing pending to recover: the log's
+ * bytes are searched for the point record types (no parsing). Returns what it found when it finds
+ * no point, else undefined (the log may hold one: read its timeline). With `known`, what an
+ * earlier call found on the same log, only the bytes appended since are read and searched (one
+ * `readTail`), after the bytes before them are recognised as `known.edge`; a log that shrank, no
+ * longer ends its first `known.bytes` with that edge, or grew by more than
+ * {@link POINT_FREE_TAIL_BYTES} is scanned whole (`readStream`). Undefined when the log can stream
+ * neither. Throws the log's read errors.
+ */
+export async function pointFreeLog(log: SessionLog, known?: PointFreeLog): Promise<PointFreeLog | undefined> {
+  if (known !== undefined && typeof log.readTail === 'function') {
+    const { tail, size } = await log.readTail(0, POINT_FREE_TAIL_BYTES);
+    if (size !== undefined) {
+      const bytes = Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
+      // Where the known bytes end, and where their edge starts, in `bytes`.
+      const end = known.bytes - (size - bytes.length);
+      const edgeStart = end - known.edge.length;
+      if (known.bytes <= size && edgeStart >= 0 && bytes.subarray(edgeStart, end).equals(known.edge)) {
+        if (POINT_MARKS.some((mark) => bytes.includes(mark, Math.max(0, end - MARK_OVERLAP)))) return undefined;
+        return { bytes: size, edge: Buffer.from(bytes.subarray(Math.max(0, bytes.length - POINT_FREE_EDGE_BYTES))) };
+      }
+    }
   }
-  return false;
+  if (typeof log.readStream !== 'function') return undefined;
+  let carry = Buffer.alloc(0);
+  let total = 0;
+  for await (const chunk of log.readStream()) {
+    total += chunk.byteLength;
+    const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
+    if (POINT_MARKS.some((mark) => bytes.includes(mark))) return undefined;
+    carry = Buffer.from(bytes.subarray(Math.max(0, bytes.length - Math.max(MARK_OVERLAP, POINT_FREE_EDGE_BYTES))));
+  }
+  return { bytes: total, edge: Buffer.from(carry.subarray(Math.max(0, carry.length - POINT_FREE_EDGE_BYTES))) };
 }
 
 /** The session's timeline, rebuilt from its log (see `timeline.ts`). */
