@@ -79,6 +79,11 @@ export interface WorkspaceFs {
    */
   readFileSync?(path: string): Uint8Array;
   /**
+   * Optional synchronous `fstat` of an open descriptor (a handle's `fd`): a rewind checks the mode
+   * of each file it just wrote with it instead of a round trip to the thread pool.
+   */
+  fstatSync?(fd: number): FsStats;
+  /**
    * Optional open flags (`fs.constants` of `node:fs/promises`). When `O_DIRECTORY` and
    * `O_NOFOLLOW` are here, `open` takes numeric flags, handles carry their `fd` and
    * `/proc/self/fd` exists (Linux), rewinds and undos write through folder descriptors that no

@@ -125,7 +125,9 @@ export async function openProjectWriter(
     try {
       root = (await fs.open(projectRoot, flags.directory)) as HandleWithExtras;
       if (typeof root.fd === 'number') {
-        await fs.lstat(`${PROC_FD}/${root.fd}`);
+        const proc = `${PROC_FD}/${root.fd}`;
+        if (typeof fs.lstatSync === 'function') fs.lstatSync.call(fs, proc);
+        else await fs.lstat(proc);
         return new DirfdWriter(fs as LinkFs, projectRoot, flags, root);
       }
     } catch (error) {
@@ -414,7 +416,9 @@ class DirfdFolder extends BaseFolder {
     const writer = this.writer as DirfdWriter;
     const handle = (await writer.fs.open(path, writer.flags.noFollowFile)) as HandleWithExtras;
     try {
-      if (((await handle.stat()).mode & 0o7777) !== mode) {
+      const fstatSync = writer.fs.fstatSync;
+      const stats = typeof fstatSync === 'function' && typeof handle.fd === 'number' ? fstatSync.call(writer.fs, handle.fd) : await handle.stat();
+      if ((stats.mode & 0o7777) !== mode) {
         if (typeof handle.chmod === 'function') await handle.chmod(mode);
         else await writer.fs.chmod(path, mode);
       }
