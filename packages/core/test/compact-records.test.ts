@@ -64,10 +64,23 @@ describe('fh-snapshot records (format version 2)', () => {
       messageId: 'u"1',
       timestamp: at(5),
       entries,
+      paths: ['a.txt', 'b.txt'],
       removed: [],
       pending: new Map([[7, { 'a.txt': `${'a'.padStart(16, '0')}@v1` }]]),
     });
-    expect(parseFhSnapshotRecord(diff)).toEqual({ type: 'fh-snapshot', kind: 'diff', sequence: 8, messageId: 'u2', timestamp: at(6), base: 7, entries: { 'a.txt': backup('a', 3) }, removed: ['b.txt'], pending: new Map() });
+    expect(parseFhSnapshotRecord(diff)).toEqual({ type: 'fh-snapshot', kind: 'diff', sequence: 8, messageId: 'u2', timestamp: at(6), base: 7, entries: { 'a.txt': backup('a', 3) }, paths: ['a.txt'], removed: ['b.txt'], pending: new Map() });
+  });
+
+  it('skips an entry with an empty path from entries and paths alike, owned or not, with one warning', () => {
+    const line = JSON.stringify(diffSnapshotRecord('u2', at(6), 8, 7, { 'a.txt': backup('a', 3), '': backup('e', 2), 'b.txt': backup('b', 2) }));
+    for (const owned of [false, true]) {
+      const warnings: string[] = [];
+      const parsed = parseFhSnapshotRecord(JSON.parse(line), (message) => warnings.push(message), undefined, owned);
+      expect(parsed?.paths).toEqual(['a.txt', 'b.txt']);
+      expect(Object.keys(parsed?.entries ?? {})).toEqual(['a.txt', 'b.txt']);
+      expect(parsed?.entries['b.txt']).toEqual(backup('b', 2));
+      expect(warnings).toEqual(['fh-snapshot u2: entry with an empty path skipped']);
+    }
   });
 
   it('skips a record of another format version and a diff whose base is not the snapshot before it, with one warning each', () => {

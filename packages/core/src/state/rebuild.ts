@@ -319,7 +319,9 @@ export class StateRebuilder {
     const parsed = parseFhSnapshotRecord(record, this.warn, undefined, owned, this.times);
     if (parsed === undefined) return;
     const label = `fh-snapshot ${parsed.messageId}`;
-    const entries = this.rekeyed(parsed.entries, label);
+    const entries = this.rekeyed(parsed.entries, label, parsed.paths);
+    // The record's key list serves every walk over its entries unless rekeying made a new map.
+    const paths = entries === parsed.entries ? parsed.paths : Object.keys(entries);
     if (parsed.kind === 'attach') {
       const index = this.nodes.length - 1;
       const newest = this.nodes[index];
@@ -327,7 +329,7 @@ export class StateRebuilder {
         this.warn(`${label}: backups attached to snapshot ${parsed.sequence}, which is not the newest snapshot in the log; skipped`);
         return;
       }
-      for (const key in entries) {
+      for (const key of paths) {
         this.keys.add(key);
         this.setEntry(index, key, entries[key] as FileHistoryBackup);
       }
@@ -336,7 +338,7 @@ export class StateRebuilder {
     if (parsed.kind === 'full') {
       const pending = new Map<number, SupersededBackups>();
       for (const [at, backups] of parsed.pending) pending.set(at, this.rekeyedNames(backups, label));
-      this.appendFull(parsed.messageId, parsed.timestamp, entries, parsed.sequence, true, pending);
+      this.appendFull(parsed.messageId, parsed.timestamp, entries, parsed.sequence, true, pending, paths);
       return;
     }
     const previous = this.nodes.at(-1);
@@ -351,7 +353,8 @@ export class StateRebuilder {
     const running = this.running;
     const changes = new Map<string, FileHistoryBackup | undefined>();
     const superseded: Record<string, string> = {};
-    for (const key in entries) {
+    for (let index = 0; index < paths.length; index += 1) {
+      const key = paths[index] as string;
       const entry = entries[key] as FileHistoryBackup;
       const before = ownBackup(running, key);
       if (isRetainable(before) && before.backupFileName !== entry.backupFileName) superseded[key] = before.backupFileName;
@@ -377,7 +380,8 @@ export class StateRebuilder {
     return Math.max(this.nodesBefore + this.nodes.length + 1, this.sequenceOffset + this.snapshotRecordCount, (this.nodes.at(-1)?.sequence ?? this.sequenceBefore) + 1);
   }
 
-  private appendFull(messageId: string, timestamp: Date, map: Record<string, FileHistoryBackup>, sequence: number, compact: boolean, pending: Map<number, SupersededBackups> | undefined): void {
+  /** A full node; `paths`: the keys of `map`, when the caller has them listed. */
+  private appendFull(messageId: string, timestamp: Date, map: Record<string, FileHistoryBackup>, sequence: number, compact: boolean, pending: Map<number, SupersededBackups> | undefined, paths?: readonly string[]): void {
     let superseded: Record<string, string> | undefined;
     if (this.running !== undefined) {
       superseded = {};
@@ -386,7 +390,11 @@ export class StateRebuilder {
         if (isRetainable(before) && ownBackup(map, key)?.backupFileName !== before.backupFileName) superseded[key] = before.backupFileName;
       }
     }
-    for (const key in map) this.keys.add(key);
+    if (paths === undefined) {
+      for (const key in map) this.keys.add(key);
+    } else {
+      for (let index = 0; index < paths.length; index += 1) this.keys.add(paths[index] as string);
+    }
     if (compact) this.snapshotRecordCount += 1;
     this.latestIndex.set(messageId, this.nodes.length);
     this.nodes.push({ messageId, timestamp, sequence, map, changes: undefined, superseded, pending, compact });
@@ -455,10 +463,11 @@ export class StateRebuilder {
     node.map = map;
   }
 
-  private rekeyed(parsed: Record<string, FileHistoryBackup>, context: string): Record<string, FileHistoryBackup> {
+  /** `parsed` with its keys in tracking form (itself when they all are); `paths`: its keys, when listed. */
+  private rekeyed(parsed: Record<string, FileHistoryBackup>, context: string, paths?: readonly string[]): Record<string, FileHistoryBackup> {
     let rekey = false;
     const atRoot = this.base === this.root;
-    for (const rawKey in parsed) {
+    for (const rawKey of paths ?? Object.keys(parsed)) {
       if (atRoot && isCleanKey(rawKey)) continue;
       const result = this.lookup(rawKey);
       if ('reason' in result || result.key !== rawKey) {

@@ -48,6 +48,8 @@ export interface FhSnapshotRecord {
   base?: number;
   /** Tracking path → backup: every file (full) or the added and replaced ones (diff). */
   entries: Record<string, FileHistoryBackup>;
+  /** The keys of `entries`, in their order (one list, so a rebuild walks a map of many files once). */
+  paths: string[];
   /** diff: tracking paths the snapshot no longer holds. */
   removed: string[];
   /**
@@ -183,18 +185,23 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
   const base = head.base;
   // An owned record's entries object becomes the entries (each value replaced in place): no copy.
   const entries = (owned ? rawEntries : {}) as Record<string, FileHistoryBackup>;
-  for (const path in rawEntries) {
-    if (!Object.hasOwn(rawEntries, path)) continue;
+  const paths = Object.keys(rawEntries);
+  let kept = 0;
+  for (let index = 0; index < paths.length; index += 1) {
+    const path = paths[index] as string;
     if (path === '') {
       warn(`${label}: entry with an empty path skipped`);
       if (owned) delete entries[path];
       continue;
     }
+    paths[kept] = path;
+    kept += 1;
     const raw = (rawEntries as Record<string, unknown>)[path];
     // An owned entry taken over in place is already where it belongs.
     if (owned && adoptBackupEntry(raw, times) !== undefined) continue;
     setBackup(entries, path, parseBackupEntry(raw, label, path, warn, cache));
   }
+  paths.length = kept;
   const removed: string[] = [];
   if (head.kind === 'diff' && value.removed !== undefined) {
     if (Array.isArray(value.removed)) {
@@ -230,6 +237,7 @@ export function parseFhSnapshotRecord(record: unknown, warn: RecordWarningHandle
     timestamp: new Date(Number.isNaN(time) ? 0 : time),
     ...(base === undefined ? {} : { base }),
     entries,
+    paths,
     removed,
     pending,
   };

@@ -189,12 +189,19 @@ function replayFrom(lines: readonly ByteLine[], start: number, sessions: readonl
     }
     rebuilder.push(parsed.record, true);
   });
-  // The diff lines replayed, copied (a few KiB each), for a later state record to name as its anchor.
+  // The diff lines replayed, copied into one buffer (a few KiB each: the tail read is not held on
+  // to), for a later state record to name as its anchor.
+  const replayed = diffs.filter(({ index }) => index >= start);
+  let total = 0;
+  for (const { index } of replayed) total += (lines[index] as ByteLine).end - (lines[index] as ByteLine).start;
+  const copies = Buffer.allocUnsafeSlow(total);
   const anchorLines: AnchorLine[] = [];
-  for (const { index, head } of diffs) {
-    if (index < start) continue;
+  let at = 0;
+  for (const { index, head } of replayed) {
     const line = lines[index] as ByteLine;
-    anchorLines.push({ sequence: head.sequence, base: head.base as number, messageId: head.messageId, line: Buffer.from(line.bytes.subarray(line.start, line.end)) });
+    const copied = line.bytes.copy(copies, at, line.start, line.end);
+    anchorLines.push({ sequence: head.sequence, base: head.base as number, messageId: head.messageId, line: copies.subarray(at, at + copied) });
+    at += copied;
   }
   return { ...rebuilder.finish(), sessions: rebuilder.sessions, hasRecords: true, skippedLines, anchorLines };
 }
