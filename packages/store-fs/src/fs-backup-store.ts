@@ -646,10 +646,15 @@ export class FsBackupStore implements BackupStore {
       throw translateFsError(error, `lockSession "${sessionId}"`);
     }
     this.heldLocks.set(sessionId, lockPath);
-    await this.tidyAfterUncleanHolder(sessionId, lockPath);
     const prepared = join(this.sessionFolder(sessionId), PREPARED_FOLDER);
-    if ((await this.removeTemporaryFiles(sessionId, prepared)) > 0) await this.fs.rmdir(prepared).catch(() => undefined);
-    await removeStaleLockTemps(lockPath);
+    // The lock folder's leftovers are tidied beside the session folder's (separate folders).
+    await Promise.all([
+      (async () => {
+        await this.tidyAfterUncleanHolder(sessionId, lockPath);
+        if ((await this.removeTemporaryFiles(sessionId, prepared)) > 0) await this.fs.rmdir(prepared).catch(() => undefined);
+      })(),
+      removeStaleLockTemps(lockPath),
+    ]);
     let released = false;
     return {
       release: async () => {

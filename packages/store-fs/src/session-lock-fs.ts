@@ -125,7 +125,14 @@ export function lockFileSystem(holder: string): typeof fs {
     const aside = tempBeside(lockPath);
     fs.rename(lockPath, aside, (renamed) => {
       if (renamed !== null) return callback(renamed);
-      fs.rm(aside, { recursive: true, force: true }, () => callback(null));
+      // The folder holds its holder record alone: two calls remove it (a recursive rm lists and
+      // stats it first); anything else in it falls back to the recursive removal.
+      fs.unlink(join(aside, LOCK_HOLDER_FILE), () => {
+        fs.rmdir(aside, (removed) => {
+          if (removed === null) return callback(null);
+          fs.rm(aside, { recursive: true, force: true }, () => callback(null));
+        });
+      });
     });
   };
   // Only proper-lockfile's exit handler calls rmdirSync: the process ends with the session open.
