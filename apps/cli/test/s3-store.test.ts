@@ -93,8 +93,11 @@ describe('fh --store s3://bucket/prefix', () => {
     expect(backups.filter((name) => /^[0-9a-f]{16}@v\d+$/.test(name))).toHaveLength(5);
     expect(backups.filter((name) => /^[0-9a-f]{16}@undo-[0-9a-f]{12}$/.test(name))).toHaveLength(3);
     expect(backups).toHaveLength(8);
-    // One object per append, or a compacted run of appends (log layout 2).
-    expect((await keysUnder(`${prefix}sessions/${SESSION}/`)).every((name) => /^(\d{16}-)?\d{16}\.jsonl$/.test(name))).toBe(true);
+    // One object per append, or a compacted run of appends (log layout 2), and the lock object: a
+    // released lease once the last command released it (lock layout 2).
+    const sessionObjects = await keysUnder(`${prefix}sessions/${SESSION}/`);
+    expect(sessionObjects.filter((name) => name !== 'lock.json').every((name) => /^(\d{16}-)?\d{16}\.jsonl$/.test(name))).toBe(true);
+    expect(sessionObjects).toContain('lock.json');
 
     const sessions = await fhS3(box, uri, ['--json', 'sessions']);
     expect(JSON.parse(sessions.stdout)).toMatchObject({ source: uri, sessions: [{ sessionId: SESSION, checkpoints: 2 }] });

@@ -13,7 +13,9 @@
  *                                                          `<first>`..`<last>` (16 digits each),
  *                                                          in order; it stands for them (see
  *                                                          `S3SessionLog`, "Compaction")
- *   <prefix>sessions/<sessionId>/lock.json                 the session lock (a lease), when held
+ *   <prefix>sessions/<sessionId>/lock.json                 the session lock (a lease) while held; a
+ *                                                          released lease (expiry 0, see
+ *                                                          `S3SessionLocks`) once released
  *
  * Objects are immutable: backups and log objects are written once with `If-None-Match: *`.
  */

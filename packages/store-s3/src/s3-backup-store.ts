@@ -432,6 +432,7 @@ export class S3BackupStore implements BackupStore {
         }),
       ),
     );
+    this.locks.forget(sessionId);
     this.logCursors.delete(sessionId);
   }
 
@@ -444,25 +445,52 @@ export class S3BackupStore implements BackupStore {
   /**
    * Take the session's lock: a lease object renewed in the background until `release` (see
    * `S3SessionLocks`). Throws `LockedError` naming the holder if another unexpired lease exists.
-   * While it is held, this store's appends to the session trust its own view of the log; as it is
-   * released (still held), the session's log is compacted when enough appends wait (see
-   * `S3SessionLog.compact`; a failed compaction is left for the next holder, the lease is
-   * released all the same).
+   * The lease is taken on this store's last listing of the session (made now when there is none):
+   * when it saw a released lease, the lease is taken with `If-Match` on that lease's ETag, and on
+   * success the listing is still the log (no holder came between), so reads under the lease use it
+   * without listing again, and appends go on from it; otherwise the next read lists again. A
+   * listing made here fetches the log's ends beside the lease's write (`prefetchEnds`). While it
+   * is held, this store's appends to the session trust its own view of the log; as it is released
+   * (still held), the session's log is compacted when enough appends wait (see
+   * `S3SessionLog.compact`; a failed compaction is left for the next holder, the lease is released
+   * all the same).
    */
   async lockSession(sessionId: string): Promise<SessionLock> {
     validateName('sessionId', sessionId);
     const cursor = this.cursorOf(sessionId);
     const log = new S3SessionLog(this.context, sessionId, cursor);
-    const lock = await this.locks.lock(sessionId, () => log.compact().catch(() => undefined));
+    let view = cursor.view;
+    if (view === undefined) {
+      // Listed now: the log's ends are fetched beside the lease's write (most holders read them next).
+      view = await log.listing(true);
+      log.prefetchEnds(view);
+    }
+    let onListing = false;
+    const lock = await this.locks.lock(sessionId, {
+      beforeRelease: () => log.compact().catch(() => undefined),
+      seen: view.lease,
+      // A view that was the log all along the lease (with this holder's appends and compaction) is
+      // the log as the released lease leaves it: a later lock here can be taken on it.
+      onReleased: (released) => {
+        if (onListing && cursor.view === view) view.lease = released;
+      },
+      keepReleased: () => (cursor.view?.objects.length ?? 0) > 0,
+    });
     cursor.leases += 1;
-    // Another holder may have compacted the log since this store last listed it.
-    cursor.nextSequence = undefined;
+    onListing = lock.fromListing && cursor.view === view;
+    if (onListing) cursor.current = lock.held;
+    else {
+      // Another holder may have compacted the log since this store last listed it.
+      cursor.nextSequence = undefined;
+      cursor.current = undefined;
+    }
     let released = false;
     return {
       release: async () => {
         if (!released) {
           released = true;
           cursor.leases -= 1;
+          cursor.current = undefined;
         }
         await lock.release();
       },

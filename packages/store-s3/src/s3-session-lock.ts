@@ -21,6 +21,58 @@ export interface LockLease {
   expiresAtMs: number;
 }
 
+/**
+ * The body of a released lease: the releasing holder's id (so no two released leases have the
+ * same bytes, nor the same ETag) and an expiry of 0 (expired for every reader, old ones too).
+ */
+export function releasedLeaseBody(holder: string): string {
+  return JSON.stringify({ holder, expiresAtMs: 0 });
+}
+
+/**
+ * Bytes of every released lease ({@link releasedLeaseBody} of a random UUID): a held lease is
+ * always longer (it also names a host, a pid and a 13-digit expiry), so a listing tells them apart.
+ */
+export const RELEASED_LEASE_BYTES = releasedLeaseBody(randomUUID()).length;
+
+/** The lock object as a listing saw it (see `lock`'s `seen`): its ETag, and whether it is a released lease. */
+export interface SeenLease {
+  etag: string;
+  released: boolean;
+}
+
+/** Options of {@link S3SessionLocks.lock}. */
+export interface LockOptions {
+  /**
+   * Runs at `release` when the lease is still this holder's (not when a renewal found it taken
+   * over), sent at the same time as the lease's release: it must only do work that is safe once
+   * another holder may have the lease (the log's compaction is: it writes a run of objects that
+   * never change, and removes only objects a run already holds). It must not reject.
+   */
+  beforeRelease?: () => Promise<void>;
+  /**
+   * The lock object as the caller's last listing of the session saw it (null: none; undefined: no
+   * listing): a released lease is taken with `If-Match` on its ETag first (one request;
+   * `fromListing` on success), any other is read first.
+   */
+  seen?: SeenLease | null;
+  /** Told the released lease this holder wrote at `release` (its ETag), so a view of the log that stayed current can be taken on again. */
+  onReleased?: (released: SeenLease) => void;
+  /** Asked at release: false deletes the lease instead (a session with no log objects is left with no lock object). Default: true. */
+  keepReleased?: () => boolean;
+}
+
+/** A lock taken by {@link S3SessionLocks.lock}. */
+export interface HeldLease extends SessionLock {
+  /**
+   * True when the lease was taken with `If-Match` on the released lease `seen` named: no holder
+   * came between the listing that saw it and this lock, so that listing still describes the log.
+   */
+  readonly fromListing: boolean;
+  /** Whether the lease is still this holder's as far as it knows: released, lost to a takeover, or past the expiry last written all make it false. */
+  held(): boolean;
+}
+
 /** A lease as read back from S3, with its ETag for conditional writes. */
 interface StoredLease {
   lease: LockLease;
@@ -33,13 +85,22 @@ interface StoredLease {
  * its holder every third of the TTL with `If-Match: <etag>`. A lease past its expiry (its holder
  * died with its sandbox), or one whose holder was a process on this machine that no longer exists
  * (killed, interrupted), is taken over with `If-Match` on the stale lease's ETag, so only one
- * taker wins. Release deletes the object if it is still this holder's; if S3 cannot be reached
- * then, release still succeeds and the lease is left to expire (within the TTL), since a holder
- * whose sandbox lost the network must still be able to shut down.
+ * taker wins. Release replaces the lease, if it is still this holder's (`If-Match`), by a released
+ * one ({@link releasedLeaseBody}: its holder's id and an expiry of 0, so any reader takes it for an
+ * expired lease) rather than deleting it (a session without log objects has it deleted): the
+ * object then stays, and its ETag changes with every
+ * holder (each lease's body is unique), so a listing that saw a released lease with ETag E, followed
+ * by a successful `If-Match: E` write of a new lease, proves that no holder took the lease between
+ * the listing and the write, and the log as listed is still the log (`lock`'s `seen`). A released
+ * lease is told from a held one by its size in a listing ({@link RELEASED_LEASE_BYTES}). If S3
+ * cannot be reached at release, release still succeeds and the lease is left to expire (within the
+ * TTL), since a holder whose sandbox lost the network must still be able to shut down.
  */
 export class S3SessionLocks {
   /** Holders taken through this store, by session id, so `isSessionLocked` can skip our own. */
   private readonly heldHere = new Map<string, Set<string>>();
+  /** Per session, how to drop each lease held here (see {@link forget}). */
+  private readonly dropHere = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly context: S3Context,
@@ -47,20 +108,24 @@ export class S3SessionLocks {
   ) {}
 
   /**
-   * Take the session's lock. Throws `LockedError` naming the session, the holder's host and pid,
-   * and when its lease ends, if another unexpired lease exists; `UnavailableError` and
-   * `PermissionError` when S3 fails. `beforeRelease` runs at `release` when the lease is still
-   * this holder's (not when a renewal found it taken over), sent at the same time as the lease's
-   * removal: it must only do work that is safe once another holder may have the lease (the log's
-   * compaction is: it writes a run of objects that never change, and removes only objects a run
-   * already holds). It must not reject.
+   * Take the session's lock (see {@link LockOptions}). Throws `LockedError` naming the session,
+   * the holder's host and pid, and when its lease ends, if another unexpired lease exists;
+   * `UnavailableError` and `PermissionError` when S3 fails.
    */
-  async lock(sessionId: string, beforeRelease?: () => Promise<void>): Promise<SessionLock> {
+  async lock(sessionId: string, options: LockOptions = {}): Promise<HeldLease> {
+    const { beforeRelease, seen, onReleased, keepReleased = () => true } = options;
     const key = this.context.layout.lockKey(sessionId);
     const machine = thisMachine();
     const lease: LockLease = { holder: randomUUID(), host: hostname(), pid: process.pid, expiresAtMs: 0, ...(machine === undefined ? {} : { machine }) };
+    if (seen?.released === true) {
+      const etag = await this.write(key, lease, { IfMatch: seen.etag });
+      if (etag !== undefined) return this.hold(sessionId, key, lease, etag, { beforeRelease, onReleased, keepReleased }, true);
+    }
+    // A lock object the listing saw (held, or changed since) is read first: a create-only write would fail.
+    let known = seen !== undefined && seen !== null;
     for (let attempt = 0; attempt < 5; attempt += 1) {
-      let etag = await this.write(key, lease, { IfNoneMatch: '*' });
+      let etag = known ? undefined : await this.write(key, lease, { IfNoneMatch: '*' });
+      known = false;
       if (etag === undefined) {
         const existing = await this.read(key);
         if (existing === undefined) continue;
@@ -74,9 +139,17 @@ export class S3SessionLocks {
         etag = await this.write(key, lease, { IfMatch: existing.etag });
         if (etag === undefined) continue;
       }
-      return this.hold(sessionId, key, lease, etag, beforeRelease);
+      return this.hold(sessionId, key, lease, etag, { beforeRelease, onReleased, keepReleased }, false);
     }
     throw new LockedError(`session "${sessionId}" could not be locked: other holders keep changing ${this.context.describe(key)}`);
+  }
+
+  /**
+   * Forget the leases this store holds on `sessionId` (the session was deleted, lock object
+   * included): their release sends nothing, so no lock object is written back into a removed session.
+   */
+  forget(sessionId: string): void {
+    for (const drop of this.dropHere.get(sessionId) ?? []) drop();
   }
 
   /** Whether a holder other than this store's own `lock` calls has an unexpired lease on the session. */
@@ -86,16 +159,33 @@ export class S3SessionLocks {
     return !(this.heldHere.get(sessionId)?.has(existing.lease.holder) ?? false);
   }
 
-  private hold(sessionId: string, key: string, lease: LockLease, firstEtag: string, beforeRelease: (() => Promise<void>) | undefined): SessionLock {
+  private hold(
+    sessionId: string,
+    key: string,
+    lease: LockLease,
+    firstEtag: string,
+    { beforeRelease, onReleased, keepReleased }: { beforeRelease: (() => Promise<void>) | undefined; onReleased: ((released: SeenLease) => void) | undefined; keepReleased: () => boolean },
+    fromListing: boolean,
+  ): HeldLease {
     let etag: string | undefined = firstEtag;
+    // The expiry of the last lease written: past it another holder may have taken over.
+    let validUntilMs = lease.expiresAtMs;
     let released = false;
     const holders = this.heldHere.get(sessionId) ?? new Set<string>();
     holders.add(lease.holder);
     this.heldHere.set(sessionId, holders);
+    const drops = this.dropHere.get(sessionId) ?? new Set<() => void>();
+    const drop = () => {
+      etag = undefined;
+    };
+    drops.add(drop);
+    this.dropHere.set(sessionId, drops);
     const renew = async (): Promise<void> => {
       if (etag === undefined) return;
       try {
+        const expiresAtMs = Date.now() + this.ttlMs;
         etag = await this.write(key, lease, { IfMatch: etag });
+        if (etag !== undefined) validUntilMs = expiresAtMs;
       } catch {
         // A failed renewal is retried at the next tick; the lease stays valid until it expires.
       }
@@ -106,21 +196,29 @@ export class S3SessionLocks {
     }, Math.max(1, Math.floor(this.ttlMs / 3)));
     timer.unref();
     return {
+      fromListing,
+      held: () => !released && etag !== undefined && Date.now() < validUntilMs,
       release: async () => {
         if (released) return;
         released = true;
         clearInterval(timer);
         await renewing;
         holders.delete(lease.holder);
+        drops.delete(drop);
         if (etag === undefined) return;
         const held = etag;
         // Still the holder (no renewal was refused): the holder's last work, sent beside the
-        // lease's removal (one round trip for both; see `beforeRelease` on `lock`).
+        // lease's release (one round trip for both; see `beforeRelease` on `lock`).
         const last = beforeRelease === undefined ? Promise.resolve() : beforeRelease();
         const removed = this.context.limit(async () => {
           try {
             const { client, s3 } = await this.context.sdk();
-            await client.send(new s3.DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: held }));
+            if (!keepReleased()) {
+              await client.send(new s3.DeleteObjectCommand({ Bucket: this.context.bucket, Key: key, IfMatch: held }));
+              return;
+            }
+            const { ETag } = await client.send(new s3.PutObjectCommand({ Bucket: this.context.bucket, Key: key, Body: releasedLeaseBody(lease.holder), ContentType: 'application/json', IfMatch: held }));
+            if (ETag !== undefined) onReleased?.({ etag: ETag, released: true });
           } catch (error) {
             if (isPreconditionFailed(error) || isNotFound(error)) return;
             const translated = await this.context.translate(error, `release session lock ${this.context.describe(key)}`);

@@ -1,16 +1,20 @@
 import {
   ConflictError,
+  LOG_HEAD_BYTES,
+  LOG_TAIL_BYTES_STEPS,
   UnavailableError,
   formatJsonl,
   parseJsonl,
   type LogEnds,
   type LogReadResult,
+  type LogTail,
   type LogRecord,
   type SessionLog,
   type SkippedLine,
 } from '@fh/core';
 import { isNotFound, isPreconditionFailed } from './translate-error.js';
 import { listObjects, type S3Context } from './s3-context.js';
+import { RELEASED_LEASE_BYTES, type SeenLease } from './s3-session-lock.js';
 
 /** How many times an append looks for a free sequence number before giving up. */
 const APPEND_ATTEMPTS = 20;
@@ -62,6 +66,8 @@ export interface LogObject {
 export interface LogView {
   objects: LogObject[];
   superseded: string[];
+  /** The session's lock object as the listing saw it; null when there was none. */
+  lease?: SeenLease | null;
 }
 
 /** Where a session's next append goes, shared by every handle of the session in one store. */
@@ -76,6 +82,13 @@ export interface LogCursor {
   view: LogView | undefined;
   /** Bodies of log objects read or written by this store (see {@link BodyCache}). */
   bodies: BodyCache;
+  /**
+   * While it answers true, `view` is the log as it is (a lease taken on the listing itself, see
+   * `S3SessionLocks.lock`'s `seen`, and still held): reads use it without listing again.
+   */
+  current: (() => boolean) | undefined;
+  /** Log object bodies being fetched, by key (a read and a prefetch of one object share one request). */
+  fetching: Map<string, Promise<string | undefined>>;
 }
 
 /**
@@ -106,7 +119,7 @@ export class BodyCache {
 
 /** A new cursor: nothing listed, nothing cached. */
 export function newLogCursor(): LogCursor {
-  return { nextSequence: undefined, queue: Promise.resolve(), leases: 0, view: undefined, bodies: new BodyCache() };
+  return { nextSequence: undefined, queue: Promise.resolve(), leases: 0, view: undefined, bodies: new BodyCache(), current: undefined, fetching: new Map() };
 }
 
 /**
@@ -238,7 +251,7 @@ export class S3SessionLog implements SessionLog {
       if (!removed) return;
       attempt += 1;
       if (attempt >= READ_ATTEMPTS) throw this.compactedMeanwhile();
-      objects = (await this.listing()).objects;
+      objects = (await this.listing(true)).objects;
     }
   }
 
@@ -255,16 +268,31 @@ export class S3SessionLog implements SessionLog {
    */
   async readEnds(headBytes: number, tailBytes: number): Promise<LogEnds> {
     return this.withFreshListing(async (objects) => {
-      const total = objects.reduce((sum, entry) => sum + entry.size, 0);
-      const tailObjects = Math.max(MIN_TAIL_OBJECTS, Math.floor(tailBytes / TAIL_BYTES_PER_OBJECT));
       const recordsOf = async (entries: readonly LogObject[]) => (await this.texts(entries)).flatMap((text) => parseJsonl(text).records);
-      if (total <= headBytes + tailBytes && objects.length <= HEAD_OBJECTS + tailObjects) return { head: await recordsOf(objects), tail: [], whole: true };
-      let headCount = 0;
-      for (let used = 0; headCount < Math.min(objects.length, HEAD_OBJECTS) && used + (objects[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += objects[headCount]?.size ?? 0;
-      let tailStart = objects.length;
-      for (let used = 0; tailStart > headCount && objects.length - tailStart < tailObjects && used + (objects[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += objects[tailStart - 1]?.size ?? 0;
-      const [head, tail] = await Promise.all([recordsOf(objects.slice(0, headCount)), recordsOf(objects.slice(tailStart))]);
+      const ends = endObjects(objects, headBytes, tailBytes);
+      if (ends === undefined) return { head: await recordsOf(objects), tail: [], whole: true };
+      const [head, tail] = await Promise.all([recordsOf(ends.head), recordsOf(ends.tail)]);
       return { head, tail, whole: false };
+    });
+  }
+
+  /**
+   * The records of the log's first objects (as {@link readEnds} picks them) and the raw bytes of
+   * its last objects, unparsed, fetching only those objects (the same ones {@link readEnds}
+   * fetches, so the same few requests at any session length). Objects hold whole lines and each
+   * ends with a newline, so the tail is returned with the newline that ends the object before it:
+   * exactly the log's last bytes, its first line (that newline) the one a reader drops as cut.
+   * When the two cover the log, `whole` is true, `head` is empty and `tail` holds every byte.
+   * `size`: the log's bytes as listed. Sizes in bytes. Throws like {@link read}.
+   */
+  async readTail(headBytes: number, tailBytes: number): Promise<LogTail> {
+    return this.withFreshListing(async (objects) => {
+      const size = objects.reduce((sum, entry) => sum + entry.size, 0);
+      const bytesOf = async (entries: readonly LogObject[]) => (await this.texts(entries)).map((text) => Buffer.from(text, 'utf8'));
+      const ends = endObjects(objects, headBytes, tailBytes);
+      if (ends === undefined) return { head: [], tail: Buffer.concat(await bytesOf(objects)), whole: true, size };
+      const [head, tail] = await Promise.all([this.texts(ends.head), bytesOf(ends.tail)]);
+      return { head: head.flatMap((text) => parseJsonl(text).records), tail: Buffer.concat([NEWLINE, ...tail]), whole: false, size };
     });
   }
 
@@ -338,7 +366,7 @@ export class S3SessionLog implements SessionLog {
    */
   private async withFreshListing<T>(read: (objects: readonly LogObject[]) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
-      const { objects } = await this.listing();
+      const { objects } = await this.listing(attempt > 1);
       try {
         return await read(objects);
       } catch (error) {
@@ -348,11 +376,34 @@ export class S3SessionLog implements SessionLog {
     }
   }
 
-  /** The bodies of `objects`, in order: cached, else fetched (in parallel). Throws `MissingObjectError` for one removed since listed. */
+  /**
+   * Fetch into this store's cache the objects of `view` that reading the log's ends (`readTail`
+   * or `readEnds` with core's first sizes, `LOG_HEAD_BYTES` and `LOG_TAIL_BYTES_STEPS[0]`) takes,
+   * so they travel beside another request (the lease's write, see `S3BackupStore.lockSession`).
+   * Log objects never change, so what is fetched is never stale; failures are left to the read.
+   */
+  prefetchEnds(view: LogView): void {
+    const ends = endObjects(view.objects, LOG_HEAD_BYTES, LOG_TAIL_BYTES_STEPS[0] ?? 0);
+    this.texts(ends === undefined ? view.objects : [...ends.head, ...ends.tail]).catch(() => undefined);
+  }
+
+  /** The bodies of `objects`, in order: cached, else fetched (in parallel; one request per key at a time). Throws `MissingObjectError` for one removed since listed. */
   private async texts(objects: readonly LogObject[]): Promise<string[]> {
     return Promise.all(
       objects.map(async ({ key }) => {
-        const text = this.cursor.bodies.get(key) ?? (await this.context.limit(() => this.readText(key)));
+        let text = this.cursor.bodies.get(key);
+        if (text === undefined) {
+          let fetching = this.cursor.fetching.get(key);
+          if (fetching === undefined) {
+            fetching = this.context.limit(() => this.readText(key));
+            this.cursor.fetching.set(key, fetching);
+            void fetching.then(
+              () => this.cursor.fetching.delete(key),
+              () => this.cursor.fetching.delete(key),
+            );
+          }
+          text = await fetching;
+        }
         if (text === undefined) throw new MissingObjectError(key);
         this.cursor.bodies.set(key, text);
         return text;
@@ -374,7 +425,9 @@ export class S3SessionLog implements SessionLog {
         this.cursor.view?.objects.push({ key, first: sequence, last: sequence, size: Buffer.byteLength(body) });
         return;
       }
+      // Another writer took the sequence: the view is no longer the log.
       this.cursor.nextSequence = undefined;
+      this.cursor.current = undefined;
     }
     throw new ConflictError(
       `append to session log ${this.context.describe(this.context.layout.sessionFolder(this.sessionId))}: ` +
@@ -426,16 +479,23 @@ export class S3SessionLog implements SessionLog {
 
   /**
    * List the session's log objects (see {@link coverOf}); remembers the result as this store's
-   * view, and where the next append goes (past the last append any object holds).
+   * view, and where the next append goes (past the last append any object holds), and how the
+   * lock object looked (`LogView.lease`). While the view is current (`LogCursor.current`) it is
+   * the answer, with no request, unless `fresh`.
    */
-  private async listing(): Promise<LogView> {
+  async listing(fresh = false): Promise<LogView> {
+    if (!fresh && this.cursor.view !== undefined && this.cursor.current?.() === true) return this.cursor.view;
+    this.cursor.current = undefined;
     const folder = this.context.layout.sessionFolder(this.sessionId);
+    const lockKey = this.context.layout.lockKey(this.sessionId);
     const listed: LogObject[] = [];
+    let lease: SeenLease | null = null;
     for (const object of await listObjects(this.context, folder)) {
+      if (object.Key === lockKey && object.ETag !== undefined) lease = { etag: object.ETag, released: object.Size === RELEASED_LEASE_BYTES };
       const range = object.Key === undefined ? undefined : this.context.layout.logObjectRange(this.sessionId, object.Key);
       if (range !== undefined && object.Key !== undefined) listed.push({ key: object.Key, ...range, size: object.Size ?? 0 });
     }
-    const view = coverOf(listed);
+    const view: LogView = { ...coverOf(listed), lease };
     this.cursor.view = view;
     this.cursor.nextSequence = listed.reduce((highest, object) => Math.max(highest, object.last), 0) + 1;
     return view;
@@ -453,6 +513,26 @@ export class S3SessionLog implements SessionLog {
       throw await this.context.translate(error, `read session log ${this.context.describe(key)}`);
     }
   }
+}
+
+/** The newline that ends every log object (`formatJsonl`), put before a tail that starts at an object. */
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * Which of `objects` (the log in append order) `readEnds` and `readTail` fetch: the first ones
+ * holding at most `headBytes` (at most {@link HEAD_OBJECTS}) and the last ones holding at most
+ * `tailBytes` (at most one per {@link TAIL_BYTES_PER_OBJECT}, at least {@link MIN_TAIL_OBJECTS});
+ * undefined when those bounds take in every object (the log is read whole). Pure.
+ */
+function endObjects(objects: readonly LogObject[], headBytes: number, tailBytes: number): { head: LogObject[]; tail: LogObject[] } | undefined {
+  const total = objects.reduce((sum, entry) => sum + entry.size, 0);
+  const tailObjects = Math.max(MIN_TAIL_OBJECTS, Math.floor(tailBytes / TAIL_BYTES_PER_OBJECT));
+  if (total <= headBytes + tailBytes && objects.length <= HEAD_OBJECTS + tailObjects) return undefined;
+  let headCount = 0;
+  for (let used = 0; headCount < Math.min(objects.length, HEAD_OBJECTS) && used + (objects[headCount]?.size ?? 0) <= headBytes; headCount += 1) used += objects[headCount]?.size ?? 0;
+  let tailStart = objects.length;
+  for (let used = 0; tailStart > headCount && objects.length - tailStart < tailObjects && used + (objects[tailStart - 1]?.size ?? 0) <= tailBytes; tailStart -= 1) used += objects[tailStart - 1]?.size ?? 0;
+  return { head: objects.slice(0, headCount), tail: objects.slice(tailStart) };
 }
 
 /** Whether `object` is one append (not a compacted run). */

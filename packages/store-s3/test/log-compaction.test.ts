@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { S3BackupStore } from '../src/index.js';
 import { COMPACT_AFTER_APPENDS } from '../src/s3-session-log.js';
+import { RELEASED_LEASE_BYTES } from '../src/s3-session-lock.js';
 import { startS3rver, type S3rverHarness } from './s3rver-harness.js';
 
 let server: S3rverHarness;
@@ -44,10 +45,10 @@ function processStore(): S3BackupStore {
   return store;
 }
 
-/** The session folder's keys below the prefix, in key order. */
+/** The session folder's log object keys below the prefix, in key order (the lock object, a released lease once the session was locked, left out). */
 async function sessionKeys(sessionId: string): Promise<string[]> {
   const listed = await raw.send(new ListObjectsV2Command({ Bucket: server.bucket, Prefix: `${prefix}/sessions/${sessionId}/` }));
-  return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(`${prefix}/sessions/${sessionId}/`.length));
+  return (listed.Contents ?? []).map((object) => (object.Key ?? '').slice(`${prefix}/sessions/${sessionId}/`.length)).filter((key) => key !== 'lock.json');
 }
 
 /**
@@ -127,15 +128,15 @@ describe('S3 session log compaction', () => {
     await buildSession(sessionId, 12, 4);
     const long = await cycle('long');
     expect(long).toEqual(short);
-    // Per event: two listings (before and under the lock), the lease (put, delete), the backup,
-    // one append; per cycle one compaction (a put, and the removal of what the previous one
-    // superseded); and the log objects of the ends, each read once per event: the first object,
-    // the newest run and the appends since (0 to 3).
+    // Per event: one listing (before the lock: the lease is taken with If-Match on the released
+    // lease it saw, so the ends read under the lock come from it), the lease (taken and released,
+    // two puts), the backup, one append; per cycle one compaction (a put, and the removal of what
+    // the previous one superseded); and the log objects of the ends, each read once per event: the
+    // first object, the newest run and the appends since (0 to 3).
     const events = COMPACT_AFTER_APPENDS;
     expect(long).toEqual({
-      'GET list': 2 * events,
-      'PUT lock': events,
-      'DELETE lock': events,
+      'GET list': events,
+      'PUT lock': 2 * events,
       'PUT backup': events,
       'PUT log': events + 1,
       'POST delete-batch': 1,
@@ -145,16 +146,17 @@ describe('S3 session log compaction', () => {
     expect((await sessionKeys(sessionId)).length).toBeLessThanOrEqual(2 * COMPACT_AFTER_APPENDS + 2);
   });
 
-  it('sends the removal of what the previous compaction superseded beside the lease\'s removal, not after it', async () => {
+  it('sends the removal of what the previous compaction superseded beside the lease\'s release, not after it', async () => {
     const sessionId = 'overlap';
     await buildSession(sessionId, 2);
     // Whichever of a batch delete and the lease's DELETE arrives first is held until the other
     // arrives (1 s at most): sent one after the other, the second would only come once the first
-    // was answered. A held DELETE of the lease is done here (through another client) before it is answered.
+    // was answered. A held release of the lease (the put of a released lease) is done here
+    // (through another client) before it is answered.
     let batches = 0;
     let overlapped = 0;
     let held: { kind: 'batch' | 'lease'; go: () => void } | undefined;
-    let ownDelete = false;
+    let ownRelease = false;
     const hold = (kind: 'batch' | 'lease', answer: () => void) => {
       const timer = setTimeout(() => {
         held = undefined;
@@ -170,8 +172,9 @@ describe('S3 session log compaction', () => {
     };
     server.intercept((request, response) => {
       const url = new URL(request.url ?? '/', 'http://s3rver');
-      const kind = request.method === 'POST' && url.searchParams.has('delete') ? 'batch' : request.method === 'DELETE' && url.pathname.endsWith('/lock.json') ? 'lease' : undefined;
-      if (kind === undefined || (kind === 'lease' && ownDelete)) return false;
+      const releasing = request.method === 'PUT' && url.pathname.endsWith('/lock.json') && Number(request.headers['content-length']) === RELEASED_LEASE_BYTES;
+      const kind = request.method === 'POST' && url.searchParams.has('delete') ? 'batch' : releasing ? 'lease' : undefined;
+      if (kind === undefined || (kind === 'lease' && ownRelease)) return false;
       if (kind === 'batch') batches += 1;
       if (held !== undefined && held.kind !== kind) {
         overlapped += 1;
@@ -180,7 +183,8 @@ describe('S3 session log compaction', () => {
         setImmediate(other.go);
         return false;
       }
-      request.resume();
+      const body: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => body.push(chunk));
       hold(kind, () => {
         if (kind === 'batch') {
           response.writeHead(200, { 'content-type': 'application/xml' });
@@ -188,10 +192,10 @@ describe('S3 session log compaction', () => {
           return;
         }
         const key = decodeURIComponent(url.pathname.split('/').slice(2).join('/'));
-        ownDelete = true;
-        void raw.send(new DeleteObjectCommand({ Bucket: server.bucket, Key: key })).then(() => {
-          ownDelete = false;
-          response.writeHead(204);
+        ownRelease = true;
+        void raw.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: Buffer.concat(body) })).then(({ ETag }) => {
+          ownRelease = false;
+          response.writeHead(200, ETag === undefined ? {} : { etag: ETag });
           response.end();
         });
       });

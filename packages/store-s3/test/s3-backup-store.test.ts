@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { S3BackupStore, type S3BackupStoreOptions } from '../src/index.js';
 import { startS3rver, type S3rverHarness } from './s3rver-harness.js';
+import { RELEASED_LEASE_BYTES } from '../src/s3-session-lock.js';
 
 let server: S3rverHarness;
 let raw: S3Client;
@@ -400,6 +401,31 @@ describe('session log', () => {
     expect(await log.readEnds?.(5, 5)).toEqual({ head: [], tail: [], whole: false });
   });
 
+  it('readTail gives the records of the first objects and the last objects\' bytes after the newline before them, or every byte when they cover the log', async () => {
+    const store = createStore();
+    const log = store.sessionLog('tail');
+    const empty = await log.readTail?.(100, 100);
+    expect(empty && { ...empty, tail: Buffer.from(empty.tail).toString('utf8') }).toEqual({ head: [], tail: '', whole: true, size: 0 });
+    const records = Array.from({ length: 10 }, (_, index) => ({ type: 'r', index, pad: 'x'.repeat(20) }));
+    for (const record of records) await log.append([record]);
+    const line = (record: object) => `${JSON.stringify(record)}\n`;
+    const size = line(records[0] as object).length;
+    const text = records.map(line).join('');
+    const whole = await log.readTail?.(10 * size, 0);
+    expect(whole && { ...whole, tail: Buffer.from(whole.tail).toString('utf8') }).toEqual({ head: [], tail: text, whole: true, size: 10 * size });
+    // Another process reads the ends: the same bytes from the objects it fetches (a listing, 2 + 3 objects).
+    const other = createStore().sessionLog('tail');
+    const gets = () => server.requestCounts.get('GET') ?? 0;
+    const before = gets();
+    const ends = await other.readTail?.(2 * size + 5, 3 * size + 5);
+    expect(gets() - before).toBe(6);
+    expect(ends && { ...ends, tail: Buffer.from(ends.tail).toString('utf8') }).toEqual({ head: records.slice(0, 2), tail: `\n${records.slice(7).map(line).join('')}`, whole: false, size: 10 * size });
+    // The tail is the log's last bytes.
+    expect(text.endsWith(Buffer.from(ends?.tail ?? new Uint8Array()).toString('utf8'))).toBe(true);
+    const none = await other.readTail?.(5, 5);
+    expect(none && { ...none, tail: Buffer.from(none.tail).toString('utf8') }).toEqual({ head: [], tail: '\n', whole: false, size: 10 * size });
+  });
+
   it('readEnds of a log of many small appends reads 2 objects at the head and 16 per MiB of tail, not the whole log', async () => {
     const writer = createStore().sessionLog('many-ends');
     const records = Array.from({ length: 40 }, (_, index) => ({ type: 'r', index }));
@@ -498,6 +524,50 @@ describe('session lock', () => {
     const again = await second.lockSession('s');
     await again.release();
     expect(await bucketKeys(`${prefix}/sessions/s/`)).toEqual([]);
+  });
+
+  it('releases a lease as a released lease that a later holder takes on its listing, without listing again; a holder between them makes it list', async () => {
+    const writer = createStore();
+    const held = await writer.lockSession('kept');
+    await writer.sessionLog('kept').append([{ type: 'r', n: 1 }]);
+    await held.release();
+    const lockKey = `${prefix}/sessions/kept/lock.json`;
+    const released = JSON.parse((await objectBytes(lockKey)).toString('utf8')) as { holder: string; expiresAtMs: number };
+    expect(released).toEqual({ holder: expect.any(String), expiresAtMs: 0 });
+    expect((await objectBytes(lockKey)).length).toBe(RELEASED_LEASE_BYTES);
+    expect(await writer.isSessionLocked('kept')).toBe(false);
+
+    // Another process reads the log (a listing), then locks: one conditional put, and the read under it sends nothing.
+    const reader = createStore();
+    const log = reader.sessionLog('kept');
+    expect((await log.read()).records).toEqual([{ type: 'r', n: 1 }]);
+    const counts = () => ({ GET: server.requestCounts.get('GET') ?? 0, PUT: server.requestCounts.get('PUT') ?? 0 });
+    let before = counts();
+    const lock = await reader.lockSession('kept');
+    expect((await log.read()).records).toEqual([{ type: 'r', n: 1 }]);
+    await log.append([{ type: 'r', n: 2 }]);
+    expect(counts()).toEqual({ GET: before.GET, PUT: before.PUT + 2 });
+    await lock.release();
+
+    // A holder comes between a listing and the lock: the conditional put fails, and the read under the lock lists again and sees its record.
+    const late = createStore();
+    const lateLog = late.sessionLog('kept');
+    expect((await lateLog.read()).records).toHaveLength(2);
+    const between = await writer.lockSession('kept');
+    await writer.sessionLog('kept').append([{ type: 'r', n: 3 }]);
+    await between.release();
+    const lateLock = await late.lockSession('kept');
+    expect((await lateLog.read()).records.map((record) => record.n)).toEqual([1, 2, 3]);
+    await lateLog.append([{ type: 'r', n: 4 }]);
+    await lateLock.release();
+    expect((await createStore().sessionLog('kept').read()).records.map((record) => record.n)).toEqual([1, 2, 3, 4]);
+
+    // A session deleted under its lock is left with no lock object.
+    const cleaner = createStore();
+    const cleaning = await cleaner.lockSession('kept');
+    await cleaner.deleteSession('kept');
+    await cleaning.release();
+    expect(await bucketKeys(`${prefix}/sessions/kept/`)).toEqual([]);
   });
 
   it('takes over a lease whose holder died and never renewed it', async () => {

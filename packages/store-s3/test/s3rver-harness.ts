@@ -47,7 +47,7 @@ export interface S3rverHarness {
 
 interface S3rverInternals {
   httpServer: Server;
-  store: { existsObject(bucket: string, key: string): Promise<boolean> };
+  store: { existsObject(bucket: string, key: string): Promise<boolean>; getMetadata(bucket: string, key: string): Promise<{ etag: string }> };
 }
 
 /** Start s3rver with one bucket (default `fh-test`). */
@@ -102,22 +102,39 @@ export async function startS3rver(options: { bucket?: string } = {}): Promise<S3
       });
   });
 
-  /** Answer 412 to a create-only write whose key exists; false when the request may proceed. */
+  /**
+   * Answer 412 to a create-only write whose key exists, and to a write or delete with `If-Match`
+   * whose object is missing or has another ETag (as S3 does); false when the request may proceed.
+   */
   async function enforceIfNoneMatch(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
     const url = new URL(request.url ?? '/', 'http://s3rver');
     const writes =
       (request.method === 'PUT' && !url.searchParams.has('partNumber')) ||
       (request.method === 'POST' && url.searchParams.has('uploadId'));
-    if (request.headers['if-none-match'] !== '*' || !writes) return false;
     const [, requestBucket = '', ...keyParts] = url.pathname.split('/');
     const key = decodeURIComponent(keyParts.join('/'));
+    const ifMatch = request.headers['if-match'];
+    if (typeof ifMatch === 'string' && ((writes && !url.searchParams.has('uploadId')) || request.method === 'DELETE')) {
+      const etag = await internals.store.getMetadata(requestBucket, key).then(
+        (metadata) => metadata.etag,
+        () => undefined,
+      );
+      if (etag === ifMatch) return false;
+      return preconditionFailed(request, response, 'If-Match');
+    }
+    if (request.headers['if-none-match'] !== '*' || !writes) return false;
     if (!(await internals.store.existsObject(requestBucket, key))) return false;
+    return preconditionFailed(request, response, 'If-None-Match');
+  }
+
+  /** Answer 412 PreconditionFailed naming `condition`. */
+  function preconditionFailed(request: IncomingMessage, response: ServerResponse, condition: string): boolean {
     request.resume();
     response.writeHead(412, { 'content-type': 'application/xml' });
     response.end(
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
         '<Message>At least one of the pre-conditions you specified did not hold</Message>' +
-        '<Condition>If-None-Match</Condition></Error>',
+        `<Condition>${condition}</Condition></Error>`,
     );
     return true;
   }
