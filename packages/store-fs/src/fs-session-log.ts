@@ -10,8 +10,10 @@ type FileHandle = fsPromises.FileHandle;
  * core's `parseJsonl`. Appends are durable when they return (fsync), and one instance runs its
  * appends one after another, in call order.
  *
- * The first append opens the file (creating its folder), writes a `\n` first if the file ends in a
- * torn line, and fsyncs the folder when the file is new. With `holdOpen` the file then stays open
+ * The first append opens the file (creating its folder), cuts off a torn last line (an earlier
+ * append cut short: not JSON, no `\n`; a last line that parses gets its `\n` instead), and fsyncs
+ * the folder when the file is new. Appends run under the session's lock, so no other writer is
+ * mid-line. With `holdOpen` the file then stays open
  * and each later append is one write and one fsync, until `close`; otherwise every append opens
  * and closes it. Either way the file is opened for appending, so appends of other processes or
  * instances land whole after whatever is there.
@@ -152,7 +154,7 @@ export class FsSessionLog implements SessionLog {
         if (size > 0) {
           const last = Buffer.alloc(1);
           await handle.read(last, 0, 1, size - 1);
-          if (last[0] !== 0x0a) separator = '\n';
+          if (last[0] !== 0x0a) separator = await this.settleTornTail(handle, size);
         }
         await writeAll(handle, Buffer.from(separator + text, 'utf8'));
         await handle.sync();
@@ -170,6 +172,32 @@ export class FsSessionLog implements SessionLog {
       if (error instanceof CorruptError) throw error;
       if (errnoCode(error) === 'ELOOP') await this.refuseLink();
       throw translateFsError(error, `append to session log "${this.path}"`);
+    }
+  }
+
+  /**
+   * The log ends without `\n` (an append cut short by a crash or a full disk): what to write
+   * before the next line. A last line that is not JSON is a torn append, never acknowledged to
+   * anyone: it is cut off (ftruncate to its start), so it does not warn on every later read, and
+   * the next line takes its place (''). A last line that parses is kept: '\n'.
+   */
+  private async settleTornTail(handle: FileHandle, size: number): Promise<string> {
+    let start = size;
+    while (start > 0) {
+      const from = Math.max(0, start - TAIL_SCAN_BYTES);
+      const newline = (await readRange(handle, from, start - from)).lastIndexOf(0x0a);
+      if (newline >= 0) {
+        start = from + newline + 1;
+        break;
+      }
+      start = from;
+    }
+    try {
+      JSON.parse((await readRange(handle, start, size - start)).toString('utf8'));
+      return '\n';
+    } catch {
+      await handle.truncate(start);
+      return '';
     }
   }
 
@@ -296,6 +324,9 @@ export class FsSessionLog implements SessionLog {
     }
   }
 }
+
+/** Bytes read per step when looking back for the start of a torn last line: 64 KiB. */
+const TAIL_SCAN_BYTES = 64 * 1024;
 
 /** Bytes per chunk of {@link FsSessionLog.readStream}: 1 MiB. */
 export const STREAM_CHUNK_BYTES = 1024 * 1024;

@@ -49,14 +49,33 @@ describe('FsSessionLog', () => {
     });
   });
 
-  it('starts an append after a torn last line on a new line, so the new record survives', async () => {
+  it('cuts a torn last line off before the next append, so it is not skipped (and warned of) on every later read', async () => {
     const root = join(await temporaryFolder(), 'store');
     await mkdir(join(root, 'sessions'), { recursive: true });
     await writeFile(join(root, 'sessions', 's1.jsonl'), '{"type":"a"}\n{"type":"b","cu');
     const log = new FsBackupStore({ root }).sessionLog('s1');
+    expect((await log.read()).skipped).toEqual([{ line: 2, reason: 'torn last line' }]);
     await log.append([{ type: 'c' }]);
-    expect(await readFile(join(root, 'sessions', 's1.jsonl'), 'utf8')).toBe('{"type":"a"}\n{"type":"b","cu\n{"type":"c"}\n');
-    expect(await log.read()).toEqual({ records: [{ type: 'a' }, { type: 'c' }], skipped: [{ line: 2, reason: 'invalid JSON' }] });
+    expect(await readFile(join(root, 'sessions', 's1.jsonl'), 'utf8')).toBe('{"type":"a"}\n{"type":"c"}\n');
+    expect(await log.read()).toEqual({ records: [{ type: 'a' }, { type: 'c' }], skipped: [] });
+
+    const long = `{"type":"d","text":"${'x'.repeat(200_000)}`;
+    await writeFile(join(root, 'sessions', 's2.jsonl'), `{"type":"a"}\n${long}`);
+    await new FsBackupStore({ root }).sessionLog('s2').append([{ type: 'e' }]);
+    expect(await readFile(join(root, 'sessions', 's2.jsonl'), 'utf8')).toBe('{"type":"a"}\n{"type":"e"}\n');
+    await writeFile(join(root, 'sessions', 's3.jsonl'), '{"type":"f","cu');
+    await new FsBackupStore({ root }).sessionLog('s3').append([{ type: 'g' }]);
+    expect(await readFile(join(root, 'sessions', 's3.jsonl'), 'utf8')).toBe('{"type":"g"}\n');
+  });
+
+  it('keeps a last line without its \\n that is whole JSON, and starts the append on a new line', async () => {
+    const root = join(await temporaryFolder(), 'store');
+    await mkdir(join(root, 'sessions'), { recursive: true });
+    await writeFile(join(root, 'sessions', 's1.jsonl'), '{"type":"a"}\n{"type":"b"}');
+    const log = new FsBackupStore({ root }).sessionLog('s1');
+    await log.append([{ type: 'c' }]);
+    expect(await readFile(join(root, 'sessions', 's1.jsonl'), 'utf8')).toBe('{"type":"a"}\n{"type":"b"}\n{"type":"c"}\n');
+    expect(await log.read()).toEqual({ records: [{ type: 'a' }, { type: 'b' }, { type: 'c' }], skipped: [] });
   });
 
   it('fsyncs the file before append returns, and the folder when the file is new', async () => {
