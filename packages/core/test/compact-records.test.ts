@@ -12,6 +12,7 @@ import {
   readLogLines,
   rebuildStateFromLog,
   restoreStateFromLog,
+  sniffByteLine,
   sniffFhSnapshotLine,
   snapshotRecord,
   type FileHistoryBackup,
@@ -69,6 +70,21 @@ describe('fh-snapshot records (format version 2)', () => {
       pending: new Map([[7, { 'a.txt': `${'a'.padStart(16, '0')}@v1` }]]),
     });
     expect(parseFhSnapshotRecord(diff)).toEqual({ type: 'fh-snapshot', kind: 'diff', sequence: 8, messageId: 'u2', timestamp: at(6), base: 7, entries: { 'a.txt': backup('a', 3) }, paths: ['a.txt'], removed: ['b.txt'], pending: new Map() });
+  });
+
+  it('reads a head from a line of bytes whatever the length of its message id, and no head from a line that does not start as one', () => {
+    const entries = { 'a.txt': backup('a', 3) };
+    const asLine = (text: string) => {
+      const bytes = Buffer.from(`${text}\n`);
+      return { line: 1, bytes, start: 0, end: bytes.length - 1, terminated: true };
+    };
+    for (const messageId of ['u1', 'é'.repeat(90), 'm'.repeat(300), 'q"'.repeat(700)]) {
+      const line = asLine(JSON.stringify(diffSnapshotRecord(messageId, at(6), 8, 7, entries)));
+      expect(sniffByteLine(line)).toEqual({ kind: 'diff', sequence: 8, base: 7, messageId });
+    }
+    expect(sniffByteLine(asLine(JSON.stringify({ type: 'user', message: `{"type":"fh-snapshot","version":2,"kind":"full" ${'x'.repeat(600)}` })))).toBeUndefined();
+    expect(sniffByteLine(asLine(` ${JSON.stringify(diffSnapshotRecord('u1', at(6), 8, 7, entries))}`))).toBeUndefined();
+    expect(sniffByteLine(asLine('{"type":"fh-snap'))).toBeUndefined();
   });
 
   it('skips an entry with an empty path from entries and paths alike, owned or not, with one warning', () => {

@@ -534,15 +534,22 @@ export function lineText(line: ByteLine): string {
   return line.bytes.toString('utf8', line.start, line.end);
 }
 
-/** Bytes of a line decoded to read its `fh-snapshot` head (the whole line when the head is longer). */
-const HEAD_WINDOW_BYTES = 512;
+/** Bytes of a line decoded in turn to read its `fh-snapshot` head (then up to 4,096 when the head is longer). */
+const HEAD_WINDOWS_BYTES = [192, 512];
+
+/** How every line `sniffFhSnapshotLine` reads starts. */
+const SNAPSHOT_HEAD_PREFIX = Buffer.from('{"type":"fh-snapshot","version":2,"kind":"');
 
 /** The head of an `fh-snapshot` line (`sniffFhSnapshotLine`) read from its first bytes, or undefined. */
 export function sniffByteLine(line: ByteLine): FhSnapshotHead | undefined {
   if (!line.terminated) return undefined;
   const length = line.end - line.start;
-  if (length > HEAD_WINDOW_BYTES) {
-    const head = sniffFhSnapshotLine(line.bytes.toString('utf8', line.start, line.start + HEAD_WINDOW_BYTES));
+  // A line that does not start as the head's pattern does is none, without decoding it.
+  const prefix = SNAPSHOT_HEAD_PREFIX.length;
+  if (length < prefix || line.bytes.compare(SNAPSHOT_HEAD_PREFIX, 0, prefix, line.start, line.start + prefix) !== 0) return undefined;
+  for (const window of HEAD_WINDOWS_BYTES) {
+    if (length <= window) break;
+    const head = sniffFhSnapshotLine(line.bytes.toString('utf8', line.start, line.start + window));
     if (head !== undefined) return head;
   }
   return sniffFhSnapshotLine(line.bytes.toString('utf8', line.start, Math.min(line.end, line.start + 4096)));
