@@ -254,11 +254,16 @@ interface BeginContext {
 class BeginMatcher implements FindSink {
   count = 0;
   readonly rest = new Builder(256);
-  /** Listed index entries: path, position in `inside.entries`, facts (6 numbers each, as a tree row), 1 when stat could not prove it clean. */
+  /**
+   * Listed index entries (`rows` of them; typed arrays sized by the index, since each entry is
+   * listed at most once): path, position in `inside.entries`, facts (6 numbers each, as a tree
+   * row), 1 when stat could not prove it clean.
+   */
+  rows = 0;
   readonly rowPaths: string[] = [];
-  readonly rowEntries: number[] = [];
-  readonly rowFacts: number[] = [];
-  readonly rowDoubt: number[] = [];
+  rowEntries = new Int32Array(0);
+  rowFacts = new Float64Array(0);
+  rowDoubt = new Uint8Array(0);
   /** 1 for each entry of `inside.entries` the listing has (as a file or a folder). */
   listed: Uint8Array | undefined;
 
@@ -273,10 +278,14 @@ class BeginMatcher implements FindSink {
     }
     const path = bytes.toString('utf8', pathStart, pathEnd);
     const e = inside.byPath.get(path);
-    if (e !== undefined) {
-      this.listed ??= new Uint8Array(inside.entries.length);
-      this.listed[e] = 1;
+    if (e !== undefined && this.listed === undefined) {
+      const capacity = inside.entries.length;
+      this.listed = new Uint8Array(capacity);
+      this.rowEntries = new Int32Array(capacity);
+      this.rowFacts = new Float64Array(capacity * TREE_STRIDE);
+      this.rowDoubt = new Uint8Array(capacity);
     }
+    if (e !== undefined) (this.listed as Uint8Array)[e] = 1;
     if (e === undefined || type === TYPE_FOLDER) {
       this.rest.entryAt(tag, type, path);
       return;
@@ -296,10 +305,19 @@ class BeginMatcher implements FindSink {
       fields[2] === indexField(index, k, I_UID) &&
       fields[3] === indexField(index, k, I_GID) &&
       typeMatches(gitMode, type, mode);
+    const row = this.rows;
+    this.rows += 1;
     this.rowPaths.push(path);
-    this.rowEntries.push(e);
-    this.rowFacts.push(type, fields[0] as number, mode, fieldsMtimeMs(), fieldsCtimeMs(), fields[8] as number);
-    this.rowDoubt.push(statClean ? 0 : 1);
+    this.rowEntries[row] = e;
+    const at = row * TREE_STRIDE;
+    const facts = this.rowFacts;
+    facts[at] = type;
+    facts[at + 1] = fields[0] as number;
+    facts[at + 2] = mode;
+    facts[at + 3] = fieldsMtimeMs();
+    facts[at + 4] = fieldsCtimeMs();
+    facts[at + 5] = fields[8] as number;
+    this.rowDoubt[row] = statClean ? 0 : 1;
   }
 
   nested(folder: string): void {
@@ -316,8 +334,7 @@ function finishBegin(projectRoot: string, location: GitLocation, matcher: BeginM
   const index = matcher.context.index as IndexEntries;
   const inside = matcher.context.inside as ProjectEntries;
   const rootSlash = projectRoot.endsWith('/') ? projectRoot : `${projectRoot}/`;
-  const { rowPaths, rowEntries, rowFacts, rowDoubt } = matcher;
-  const rows = rowPaths.length;
+  const { rowPaths, rowEntries, rowFacts, rowDoubt, rows } = matcher;
   const clean = new Uint8Array(rows);
   let cleanCount = 0;
   const gitignoreFolders = new Set<string>();
@@ -372,8 +389,11 @@ function finishBegin(projectRoot: string, location: GitLocation, matcher: BeginM
     if (path.endsWith('.gitignore') && (path.length === 10 || path[path.length - 11] === '/')) tree.gitignoreRows.push(r);
     for (let field = 0; field < TREE_STRIDE; field += 1) tree.facts[r * TREE_STRIDE + field] = rowFacts[row * TREE_STRIDE + field] as number;
     tree.gitModes[r] = indexField(index, k, I_MODE);
+    // Byte by byte: a Buffer.copy per row costs more than the whole row's other work.
     const oid = (index.offsets[k] as number) + 40;
-    index.bytes.copy(tree.oids, r * oidBytes, oid, oid + oidBytes);
+    const oids = tree.oids;
+    const indexBytes = index.bytes;
+    for (let byte = 0, to = r * oidBytes; byte < oidBytes; byte += 1) oids[to + byte] = indexBytes[oid + byte] as number;
     offset += path.length + 1;
     pathStarts[r + 1] = offset;
     r += 1;
