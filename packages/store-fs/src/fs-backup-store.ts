@@ -89,6 +89,13 @@ import { LOCK_HOLDER_FILE, lockFileSystem, markUnclean, releasingOwnLock, remove
 import { STORE_FOLDER_MODE, TEMP_PREFIX, validateName } from './names.js';
 import { copySparse, isSparse } from './sparse-copy.js';
 
+/** A backup file open for copying (`FsBackupStore.openToCopy`): its descriptor, its `fstat`, and how to close it. */
+interface OpenedBackup {
+  fd: number;
+  stats: { isFile(): boolean; size: number; dev: number; ino: number };
+  close(): Promise<void>;
+}
+
 /** `node:fs/promises` with the synchronous metadata calls of `node:fs`: the store's default file system. */
 export const nodeFileSystem: FsBackupStoreFileSystem = {
   ...nodeFsPromises,
@@ -371,19 +378,19 @@ export class FsBackupStore implements BackupStore {
   async restoreBackup(sessionId: string, backupFileName: string, destinationPath: string): Promise<void> {
     const path = this.backupPath(sessionId, backupFileName);
     const context = `restoreBackup "${backupFileName}" of session "${sessionId}" to "${destinationPath}"`;
-    let handle: nodeFsPromises.FileHandle;
+    let backup: OpenedBackup;
     try {
-      handle = await this.fs.open(path, this.readNoFollow());
+      backup = await this.openToCopy(path);
     } catch (error) {
       if (errnoCode(error) === 'ELOOP') throw this.linkInStore(path, 'is a symbolic link');
       if (errnoCode(error) === 'ENOENT') throw new NotFoundError(`${context}: backup does not exist`, { cause: error });
       throw translateFsError(error, context);
     }
     try {
-      const opened = await handle.stat();
+      const opened = backup.stats;
       if (!opened.isFile()) throw this.linkInStore(path, 'is not a regular file');
       try {
-        const source = this.openFilePath(handle.fd, opened);
+        const source = this.openFilePath(backup.fd, opened);
         // `/proc/self/fd/N` is a link to the open file, so it is opened following links.
         if (source !== undefined) await this.copyKeepingHoles(source, destinationPath, 'r');
         else await this.copyKeepingHoles(path, destinationPath);
@@ -397,7 +404,36 @@ export class FsBackupStore implements BackupStore {
     } catch (error) {
       throw translateFsError(error, context);
     } finally {
+      await backup.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The backup file at `path` opened for reading without following a link, with its `fstat`:
+   * synchronously where the file system has `openSync`, `fstatSync` and `closeSync` and numeric
+   * open flags (opened with `O_NONBLOCK` too, so a FIFO planted at the name cannot block; no
+   * round trips to the thread pool for a rewind's every file), else through a file handle.
+   * Throws `open`'s errno errors (`ELOOP` for a link, `ENOENT`).
+   */
+  private async openToCopy(path: string): Promise<OpenedBackup> {
+    const fs = this.fs;
+    const flags = this.readNoFollow();
+    if (typeof flags === 'number' && typeof fs.openSync === 'function' && typeof fs.fstatSync === 'function' && typeof fs.closeSync === 'function') {
+      const sync = fs as FsBackupStoreFileSystem & FsReadSync;
+      const fd = sync.openSync(path, flags | (constants.O_NONBLOCK ?? 0));
+      try {
+        return { fd, stats: sync.fstatSync(fd), close: async () => sync.closeSync(fd) };
+      } catch (error) {
+        sync.closeSync(fd);
+        throw error;
+      }
+    }
+    const handle = await fs.open(path, flags);
+    try {
+      return { fd: handle.fd, stats: await handle.stat(), close: () => handle.close() };
+    } catch (error) {
       await handle.close().catch(() => undefined);
+      throw error;
     }
   }
 

@@ -1,5 +1,5 @@
-import { lstatSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstatSync, openSync, renameSync, symlinkSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -77,26 +77,40 @@ describe('no links inside the store', () => {
     expect((await readdir(base)).sort()).toEqual(['outside.txt', 'project', 'store']);
   });
 
-  it('a backup swapped for a link after it was opened is never read: the open file is copied, not the link', async () => {
+  // The store opens a backup to copy with openSync where its file system has the sync calls, else with open.
+  it.each(['openSync', 'open'] as const)('a backup swapped for a link after it was opened (%s) is never read: the open file is copied, not the link', async (opener) => {
     const base = await temporaryFolder();
     const root = join(base, 'store');
     const backup = join(root, 'file-history', 's1', 'a@v1');
     await writeFile(join(base, 'outside.txt'), 'outside bytes');
     await mkdir(join(base, 'project'));
     let swap = false;
+    const swapIfAsked = (path: string) => {
+      if (!swap || path !== backup) return;
+      swap = false;
+      renameSync(backup, join(base, 'moved-away'));
+      symlinkSync(join(base, 'outside.txt'), backup);
+    };
     const store = new FsBackupStore({
       root,
-      fileSystem: faultyFileSystem({
-        open: (async (path: string, flags?: string | number) => {
-          const handle = await open(path, flags as string);
-          if (swap && path === backup) {
-            swap = false;
-            await rename(backup, join(base, 'moved-away'));
-            await symlink(join(base, 'outside.txt'), backup);
-          }
-          return handle;
-        }) as never,
-      }),
+      fileSystem: faultyFileSystem(
+        opener === 'open'
+          ? {
+              openSync: undefined,
+              open: (async (path: string, flags?: string | number) => {
+                const handle = await open(path, flags as string);
+                swapIfAsked(path);
+                return handle;
+              }) as never,
+            }
+          : {
+              openSync: ((path: string, flags?: string | number) => {
+                const fd = openSync(path, flags as string);
+                swapIfAsked(path);
+                return fd;
+              }) as never,
+            },
+      ),
     });
     await writeFile(join(base, 'project', 'a.txt'), 'backup bytes!');
     await store.putBackup('s1', 'a@v1', join(base, 'project', 'a.txt'));
