@@ -36,10 +36,11 @@ async function setUp() {
   const store = new FsBackupStore({ root: join(base, 'store') });
   const path = join(base, 'store', 'sessions', 's.jsonl');
   const { log, reads } = counted(store.sessionLog('s'));
-  /** What pointFreeLog must find when the log holds no point: its size and last bytes. */
+  /** What pointFreeLog must find when the log holds no point: its whole lines and their last bytes. */
   const clean = async () => {
     const bytes = await readFile(path);
-    return { bytes: bytes.length, edge: bytes.subarray(Math.max(0, bytes.length - POINT_FREE_EDGE_BYTES)) };
+    const lines = bytes.lastIndexOf(0x0a) + 1;
+    return { bytes: lines, edge: bytes.subarray(Math.max(0, lines - POINT_FREE_EDGE_BYTES), lines) };
   };
   return { log, reads, path, clean };
 }
@@ -79,6 +80,20 @@ describe('pointFreeLog', () => {
     await log.append([{ type: 'fh-point', v: 1, pointId: 'p1' }, { type: 'user', uuid: 'u3', text: 'z'.repeat(POINT_FREE_TAIL_BYTES) }]);
     expect(await pointFreeLog(log, grown)).toBeUndefined();
     expect(reads).toEqual({ stream: 3, tail: 2 });
+  });
+
+  it('a torn last line is not counted as known: the append that cuts it off and writes a point there is found', async () => {
+    const { log, path, reads, clean } = await setUp();
+    await log.append([{ type: 'user', uuid: 'u1', text: 'b'.repeat(100) }]);
+    // Torn where its last bytes equal those the point written in its place has there.
+    await writeFile(path, Buffer.concat([await readFile(path), Buffer.from(`{"type":"user","pad":"${'x'.repeat(100)}`)]));
+    const known = await pointFreeLog(log);
+    expect(known).toEqual(await clean());
+    // The next process's first append cuts the torn line off.
+    await new FsBackupStore({ root: join(path, '..', '..') }).sessionLog('s').append([{ type: 'fh-point', pad: 'x'.repeat(200) }]);
+    expect((await readFile(path, 'utf8')).endsWith(`\n{"type":"fh-point","pad":"${'x'.repeat(200)}"}\n`)).toBe(true);
+    expect(await pointFreeLog(log, known)).toBeUndefined();
+    expect(reads).toEqual({ stream: 1, tail: 1 });
   });
 
   it('a log replaced by another (a point before the bytes it knew) is searched again whole', async () => {

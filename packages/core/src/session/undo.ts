@@ -176,13 +176,12 @@ export function undoBackupFileName(absolutePath: string, undoId: string): string
 /** Bytes every timeline point record holds (its type), current and legacy. */
 const POINT_MARKS = [Buffer.from(POINT_RECORD_TYPE), Buffer.from(UNDO_POINT_RECORD_TYPE)];
 
-/** Bytes a mark may start before a boundary and still end after it. */
-const MARK_OVERLAP = Math.max(...POINT_MARKS.map((mark) => mark.length)) - 1;
-
 /**
- * What {@link pointFreeLog} found: the log's first `bytes` bytes hold no timeline point record, and
- * `edge` is their last bytes (up to {@link POINT_FREE_EDGE_BYTES}), by which a later check knows
- * the same log grew (sessions logs are append-only) rather than a different one took its place.
+ * What {@link pointFreeLog} found: the log's first `bytes` bytes, which end with a newline (or are
+ * none), hold no timeline point record, and `edge` is their last bytes (up to
+ * {@link POINT_FREE_EDGE_BYTES}), by which a later check knows it reads the same log grown (a
+ * session log only grows, but for a torn last line the next append cuts off: that line lies after
+ * `bytes`) rather than another log in its place.
  */
 export interface PointFreeLog {
   readonly bytes: number;
@@ -198,13 +197,18 @@ export const POINT_FREE_EDGE_BYTES = 64;
  */
 export const POINT_FREE_TAIL_BYTES = 256 * 1024;
 
+/** The bytes at most {@link POINT_FREE_EDGE_BYTES} long ending at `end` of `bytes`, copied. */
+function edgeAt(bytes: Buffer, end: number): Buffer {
+  return Buffer.from(bytes.subarray(Math.max(0, end - POINT_FREE_EDGE_BYTES), end));
+}
+
 /**
  * Whether `log` holds no timeline point at all, so there is nothing pending to recover: the log's
  * bytes are searched for the point record types (no parsing). Returns what it found when it finds
  * no point, else undefined (the log may hold one: read its timeline). With `known`, what an
- * earlier call found on the same log, only the bytes appended since are read and searched (one
- * `readTail`), after the bytes before them are recognised as `known.edge`; a log that shrank, no
- * longer ends its first `known.bytes` with that edge, or grew by more than
+ * earlier call found on the same log, only the bytes after `known.bytes` are read and searched
+ * (one `readTail`), once the bytes before them are recognised as `known.edge`; a log that shrank
+ * below them, does not end them with that edge, or grew by more than
  * {@link POINT_FREE_TAIL_BYTES} is scanned whole (`readStream`). Undefined when the log can stream
  * neither. Throws the log's read errors.
  */
@@ -213,25 +217,33 @@ export async function pointFreeLog(log: SessionLog, known?: PointFreeLog): Promi
     const { tail, size } = await log.readTail(0, POINT_FREE_TAIL_BYTES);
     if (size !== undefined) {
       const bytes = Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
-      // Where the known bytes end, and where their edge starts, in `bytes`.
-      const end = known.bytes - (size - bytes.length);
+      const start = size - bytes.length;
+      // Where the known bytes end, and their edge starts, in `bytes`.
+      const end = known.bytes - start;
       const edgeStart = end - known.edge.length;
       if (known.bytes <= size && edgeStart >= 0 && bytes.subarray(edgeStart, end).equals(known.edge)) {
-        if (POINT_MARKS.some((mark) => bytes.includes(mark, Math.max(0, end - MARK_OVERLAP)))) return undefined;
-        return { bytes: size, edge: Buffer.from(bytes.subarray(Math.max(0, bytes.length - POINT_FREE_EDGE_BYTES))) };
+        if (POINT_MARKS.some((mark) => bytes.includes(mark, end))) return undefined;
+        const lineEnd = bytes.lastIndexOf(0x0a) + 1;
+        return lineEnd <= end ? known : { bytes: start + lineEnd, edge: edgeAt(bytes, lineEnd) };
       }
     }
   }
   if (typeof log.readStream !== 'function') return undefined;
+  const keep = Math.max(...POINT_MARKS.map((mark) => mark.length)) - 1;
   let carry = Buffer.alloc(0);
-  let total = 0;
+  /** Offset in the log of `carry`'s first byte. */
+  let carryStart = 0;
+  let found: PointFreeLog = { bytes: 0, edge: Buffer.alloc(0) };
   for await (const chunk of log.readStream()) {
-    total += chunk.byteLength;
     const bytes = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.concat([carry, chunk]);
     if (POINT_MARKS.some((mark) => bytes.includes(mark))) return undefined;
-    carry = Buffer.from(bytes.subarray(Math.max(0, bytes.length - Math.max(MARK_OVERLAP, POINT_FREE_EDGE_BYTES))));
+    const lineEnd = bytes.lastIndexOf(0x0a) + 1;
+    if (lineEnd > 0 && carryStart + lineEnd > found.bytes) found = { bytes: carryStart + lineEnd, edge: edgeAt(bytes, lineEnd) };
+    const cut = Math.max(0, bytes.length - Math.max(keep, POINT_FREE_EDGE_BYTES));
+    carry = Buffer.from(bytes.subarray(cut));
+    carryStart += cut;
   }
-  return { bytes: total, edge: Buffer.from(carry.subarray(Math.max(0, carry.length - POINT_FREE_EDGE_BYTES))) };
+  return found;
 }
 
 /** The session's timeline, rebuilt from its log (see `timeline.ts`). */
