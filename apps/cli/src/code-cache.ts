@@ -7,10 +7,15 @@
  * Node version, a changed file) the event compiles as usual and then leaves the cache for the next.
  *
  * The cache file is `<file>.<variant>.<node version>-<arch>.v8cache` beside the bundle, else (a read-only
- * install) in `$XDG_CACHE_HOME/fh` or `~/.cache/fh`. V8 checks the cache against the source and
- * its own version and flags and rejects one that does not match (it is then rewritten), so a stale
- * or damaged cache costs one normal compile, never a wrong program. Written to a temp file and
- * renamed, so concurrent hooks never read half a cache.
+ * install) in `$XDG_CACHE_HOME/fh` or `~/.cache/fh`. It starts with {@link CACHE_MAGIC}, the
+ * sha256 of the source it was made from and the sha256 of V8's data, then that data: a cache is
+ * used only for that very source and only whole. V8's own check compares the source's length only
+ * (plus its version and flags) and does not check its data, so without the digests a bundle changed
+ * at the same length (an upgrade that changes one digit) would run the old bundle's compiled
+ * functions, and flipped bytes in the data would be run as bytecode. A cache of other bytes, a
+ * damaged one or one V8 rejects is not used (one normal compile) and is rewritten, so a stale or
+ * damaged cache never gives a wrong program.
+ * Written to a temp file and renamed, so concurrent hooks never read half a cache.
  */
 /**
  * Node's modules through `process.getBuiltinModule` (see `hook-input.ts`: an ESM import of
@@ -20,7 +25,16 @@
 const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 const vm = process.getBuiltinModule('node:vm');
+const { createHash } = process.getBuiltinModule('node:crypto');
 const { createRequire } = process.getBuiltinModule('node:module');
+
+/** How a cache file starts: then ` <source sha256> <data sha256>\n` (hex), then V8's data. */
+const CACHE_MAGIC = 'fh-v8-code-cache 2';
+
+/** The sha256 of `bytes`, in hex. */
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
 
 /** A CommonJS file compiled with the code cache, and how to leave the cache for the next process. */
 export interface CachedModule {
@@ -49,18 +63,28 @@ function cachePaths(file: string, variant: string, environment: NodeJS.ProcessEn
  * Throws what reading or running the file throws.
  */
 export function requireWithCodeCache(file: string, environment: NodeJS.ProcessEnv = process.env, variant = ''): CachedModule {
-  const source = fs.readFileSync(file, 'utf8');
+  const bytes = fs.readFileSync(file);
+  const prefix = Buffer.from(`${CACHE_MAGIC} ${sha256(bytes)} `);
   const paths = cachePaths(file, variant, environment);
   let cachedData: Buffer | undefined;
   for (const candidate of paths) {
+    let data: Buffer;
     try {
-      cachedData = fs.readFileSync(candidate);
-      break;
+      data = fs.readFileSync(candidate);
     } catch {
-      // No cache there: the next place, or a normal compile.
+      continue; // No cache there: the next place, or a normal compile.
+    }
+    // Made from these very bytes, and whole: else stale or damaged, never used.
+    const start = prefix.length + 65;
+    if (data.length > start && data.subarray(0, prefix.length).equals(prefix) && data[start - 1] === 0x0a) {
+      const payload = data.subarray(start);
+      if (data.toString('latin1', prefix.length, start - 1) === sha256(payload)) {
+        cachedData = payload;
+        break;
+      }
     }
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${bytes.toString('utf8')}\n})`, {
     filename: file,
     ...(cachedData === undefined ? {} : { cachedData }),
   });
@@ -72,7 +96,8 @@ export function requireWithCodeCache(file: string, environment: NodeJS.ProcessEn
     fromCache: usable,
     saveCache: () => {
       if (usable) return;
-      const data = script.createCachedData();
+      const payload = script.createCachedData();
+      const data = Buffer.concat([prefix, Buffer.from(`${sha256(payload)}\n`), payload]);
       for (const target of paths) {
         const temp = `${target}.${process.pid}.tmp`;
         try {

@@ -57,6 +57,41 @@ describe('requireWithCodeCache', () => {
     expect((changed.exports as { twice: (n: number) => number }).twice(2)).toBe(6);
   });
 
+  it('never runs a cache made from other bytes of the same length (V8 checks the length only), and rewrites it', () => {
+    const { file } = moduleFile();
+    writeFileSync(file, 'exports.value = () => 111;\n');
+    const first = requireWithCodeCache(file, {});
+    expect((first.exports as { value: () => number }).value()).toBe(111);
+    first.saveCache();
+    const made = readFileSync(cacheName(file));
+    writeFileSync(file, 'exports.value = () => 222;\n');
+    const changed = requireWithCodeCache(file, {});
+    expect(changed.fromCache).toBe(false);
+    expect((changed.exports as { value: () => number }).value()).toBe(222);
+    changed.saveCache();
+    expect(readFileSync(cacheName(file)).equals(made)).toBe(false);
+    const next = requireWithCodeCache(file, {});
+    expect(next.fromCache).toBe(true);
+    expect((next.exports as { value: () => number }).value()).toBe(222);
+  });
+
+  it('never uses a cache whose data is damaged (V8 does not check it), and rewrites it', () => {
+    const { file } = moduleFile();
+    requireWithCodeCache(file, {}).saveCache();
+    const cache = readFileSync(cacheName(file));
+    const headerEnd = cache.indexOf(0x0a) + 1;
+    expect(cache.subarray(0, headerEnd).toString()).toMatch(/^fh-v8-code-cache 2 [0-9a-f]{64} [0-9a-f]{64}\n$/);
+    const damaged = Buffer.from(cache);
+    damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 0xff;
+    writeFileSync(cacheName(file), damaged);
+    const rejected = requireWithCodeCache(file, {});
+    expect(rejected.fromCache).toBe(false);
+    expect((rejected.exports as { twice: (n: number) => number }).twice(5)).toBe(10);
+    rejected.saveCache();
+    expect(readFileSync(cacheName(file)).equals(damaged)).toBe(false);
+    expect(requireWithCodeCache(file, {}).fromCache).toBe(true);
+  });
+
   it('keeps the cache in $XDG_CACHE_HOME/fh when it cannot be written beside the file', () => {
     const { folder, file } = moduleFile();
     mkdirSync(cacheName(file)); // a folder where the cache would go: the rename onto it fails
