@@ -62,6 +62,27 @@ const sdkFromItsBundle: Plugin = {
 };
 
 /**
+ * signal-exit 3 (proper-lockfile's, in `hook-act.cjs`) requires Node's `assert` for one
+ * `assert.equal(typeof cb, 'function', message)` on its own argument. Node's `assert` loads its
+ * error formatting, which opens `process.stderr` (on a pipe, as agents run hooks, Node's net
+ * streams): about 3 ms of every event that takes the session's lock. It gets this `equal` instead.
+ */
+const signalExitAssert: Plugin = {
+  name: 'fh-signal-exit-assert',
+  setup(build) {
+    build.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]signal-exit[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'fh-signal-exit-assert' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'fh-signal-exit-assert' }, () => ({
+      loader: 'js',
+      contents: [
+        'module.exports.equal = (actual, expected, message) => {',
+        '  if (actual != expected) throw Object.assign(new Error(message), { code: "ERR_ASSERTION", actual, expected, operator: "==" });',
+        '};',
+      ].join('\n'),
+    }));
+  },
+};
+
+/**
  * The `fh` entry, `cli.js`: one CommonJS file (`dist/package.json` says `commonjs`, written by
  * {@link markCommonJs}; the ES module outputs are `.mjs`) holding `cli.ts` and what `fh hook`
  * runs first (reading and filtering the event: `commands/hook.ts`), so an agent's hook event
@@ -101,6 +122,6 @@ async function markCommonJs(): Promise<void> {
 export default defineConfig([
   { ...entry, entry: { cli: 'src/cli.ts' } },
   { ...shared, entry: { program: 'src/program.ts' }, splitting: true, outExtension: () => ({ js: '.mjs' }) },
-  { ...codeCached, entry: { 'hook-act': 'src/commands/hook-act.ts' }, esbuildPlugins: [sdkFromItsBundle] },
+  { ...codeCached, entry: { 'hook-act': 'src/commands/hook-act.ts' }, esbuildPlugins: [sdkFromItsBundle, signalExitAssert] },
   { ...codeCached, entry: { 'hook-aws-sdk': 'src/hook-aws-sdk.ts' } },
 ]);
