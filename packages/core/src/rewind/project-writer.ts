@@ -42,6 +42,12 @@ export interface ProjectFolder {
   readonly absolutePath: string;
   /** `lstat` of `name` in this folder; undefined when nothing is there. */
   lstat(name: string): Promise<FsStats | undefined>;
+  /**
+   * A path that reads `name` in this very folder now (to copy it): in `dirfd` mode through the
+   * folder's descriptor, so a folder above it swapped for a link since it was opened is never
+   * followed; in `checked-paths` mode the absolute path, after checking its folders again.
+   */
+  sourcePath(name: string): Promise<string>;
   /** Names in this folder. */
   readdir(): Promise<string[]>;
   /** Unlink the file or link `name` (a link is removed, never followed). Errno errors as thrown. */
@@ -201,6 +207,11 @@ abstract class BaseFolder implements ProjectFolder {
   async lstat(name: string): Promise<FsStats | undefined> {
     checkName(name);
     return lstatOrUndefined(this.writer.fs, await this.entry(name));
+  }
+
+  async sourcePath(name: string): Promise<string> {
+    checkName(name);
+    return this.entry(name);
   }
 
   async readdir(): Promise<string[]> {

@@ -290,19 +290,32 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
   let appending = false;
   const paths = [...new Set(input.paths)].sort();
   const progress = startPhase(options.onProgress, 'saving', paths.length);
+  // Pre-images are read through folders opened without following links (as the rewind writes
+  // them), so a folder swapped for a link meanwhile is never read through: its files fail the point.
+  const reader = await openProjectWriter(workspace.fs, workspace.projectRoot);
   const savePreImage = async (path: string): Promise<UndoEntry> => {
     const absolutePath = toAbsolutePath(workspace.projectRoot, path);
-    const stats = await lstatOrUndefined(fs, absolutePath);
+    const { folder: folderPath, name } = splitTrackingPath(path);
+    let folder: ProjectFolder;
+    try {
+      folder = await reader.folder(folderPath);
+    } catch (error) {
+      // A missing folder, or a file where a folder would be: nothing is at the path.
+      if (FhError.hasCode(error, 'FH_NOT_FOUND') || FhError.hasCode(error, 'FH_CONFLICT')) return { path, kind: 'missing', backupFileName: null, mode: null };
+      throw error;
+    }
+    const stats = await folder.lstat(name);
     if (stats === undefined) return { path, kind: 'missing', backupFileName: null, mode: null };
     if (stats.isDirectory()) return { path, kind: 'folder', backupFileName: null, mode: null };
+    const source = await folder.sourcePath(name);
     if (stats.isSymbolicLink()) {
       if (typeof fs.readlink !== 'function') {
         throw new UnsupportedError(`saving the symbolic link ${path} for undo needs a workspace fs with readlink`);
       }
-      return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(absolutePath) };
+      return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(source) };
     }
     const backupFileName = undoBackupFileName(absolutePath, undoId);
-    const info = await putUndoBackup(undo, backupFileName, absolutePath);
+    const info = await putUndoBackup(undo, backupFileName, source);
     made.push(backupFileName);
     return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
   };
@@ -363,6 +376,8 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
     const closed = !appending || (await logOf(undo).append([pointDoneRecord(undoId, 'abandoned', nowOf(options))]).then(() => true, () => false));
     if (closed) await Promise.all(made.map((name) => undo.store.deleteBackup(undo.sessionId, name).catch(() => undefined)));
     throw error;
+  } finally {
+    await reader.close().catch(() => undefined);
   }
 }
 
