@@ -107,7 +107,8 @@ export interface PlanRewindOptions {
   /**
    * A file whose size, mode and timestamps cannot settle whether it changed is planned as a
    * `restore` marked `contentUnchecked` instead of being compared here: for a caller that reads
-   * both sides anyway (diff stats), so each side is read once.
+   * both sides anyway (diff stats), so each side is read once. Files over the diff size cap are
+   * compared here all the same (the caller does not read them).
    */
   deferContent?: boolean;
   /** Progress for a bar: a `checking` phase, one step per file planned (see `progress.ts`). */
@@ -280,7 +281,10 @@ async function compareAndPlan(
     backup.size !== undefined && backup.mode !== undefined
       ? compareMetadata(stats, backup.size, backup.mode, backupTimeMs(backup), context.timestampGranularityMs)
       : undefined;
-  if (quick === undefined && deferContent && backup.size !== undefined && backup.mode !== undefined) {
+  // Deferred only where the caller can compare (diff stats read files up to their size cap): a
+  // file over it is compared here, as a rewind compares it, so it is never reported changed unread.
+  const comparable = backup.size !== undefined && backup.size <= context.diffSizeCapBytes && Number(stats.size) <= context.diffSizeCapBytes;
+  if (quick === undefined && deferContent && comparable && backup.mode !== undefined) {
     const plan = await restorePlan(context, path, absolutePath, backup, current, stats, false);
     return plan.kind === 'restore' ? { ...plan, contentUnchecked: true } : plan;
   }
