@@ -315,7 +315,11 @@ export async function capturePoint(workspace: UndoWorkspace, undo: UndoStore, in
       return { path, kind: 'symlink', backupFileName: null, mode: null, symlinkTarget: await fs.readlink(source) };
     }
     const backupFileName = undoBackupFileName(absolutePath, undoId);
-    const info = await putUndoBackup(undo, backupFileName, source);
+    const info = await putUndoBackup(undo, backupFileName, source).catch((error: unknown) => {
+      // The store names the path it was given (`/proc/self/fd/N/name`): name the file instead.
+      if (error instanceof Error && source !== absolutePath) error.message = error.message.split(source).join(absolutePath);
+      throw error;
+    });
     made.push(backupFileName);
     return { path, kind: 'file', backupFileName, mode: info.mode & 0o7777, size: info.size, ...(info.sha256 === undefined ? {} : { sha256: info.sha256 }) };
   };
