@@ -284,6 +284,17 @@ describe('fh hook install', () => {
     expect((await readdir(dotfiles)).sort()).toEqual(['claude-settings.json']);
   });
 
+  it('names the store of FH_HOME in the hook command (the agent may not have FH_HOME); refuses a settings path that is a folder', async () => {
+    const box = await sandbox();
+    const fhHome = join(box.home, 'fh-home');
+    const print = await runCli(['--json', 'hook', 'install', '--print'], { home: box.home, cwd: box.project, env: { FH_HOME: fhHome } });
+    expect(JSON.parse(print.stdout)).toEqual({ hooks: fhHooks(`${process.execPath} ${cliPath} --store fs:${fhHome} hook`) });
+    await mkdir(join(box.project, '.claude', 'settings.json'), { recursive: true });
+    const install = await runCli(['hook', 'install'], { home: box.home, cwd: box.project });
+    expect([install.exitCode, install.stderr]).toEqual([2, `fh: ${join(box.project, '.claude', 'settings.json')} is a folder, not a settings file; fh wrote nothing. Move it aside and run fh hook install again\n`]);
+    expect(await readdir(join(box.project, '.claude'))).toEqual(['settings.json']);
+  });
+
   it('refuses a settings link to a missing file and writes nothing (exit 2)', async () => {
     const box = await sandbox();
     await mkdir(join(box.project, '.claude'));

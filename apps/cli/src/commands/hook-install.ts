@@ -90,14 +90,17 @@ export function mergeHooks(settings: Record<string, unknown>, additions: HookSet
 
 /**
  * The shell command the hooks run: `fh hook` when the `fh` on PATH is this very program,
- * otherwise node with this script's absolute path. A `--store` given to `install` is passed on,
- * with a relative folder made absolute (see {@link absoluteStoreUri}).
+ * otherwise node with this script's absolute path. A `--store` given to `install` (or the
+ * `FH_HOME` it ran with) is passed on, with a relative folder made absolute (see
+ * {@link absoluteStoreUri}), so the hooks use that store whatever environment the agent has.
  */
 export async function hookCommand(context: CommandContext): Promise<string> {
   const script = process.argv[1] === undefined ? undefined : await realpath(process.argv[1]).catch(() => undefined);
   const onPath = await findOnPath('fh', context.environment.PATH ?? '');
   const program = script !== undefined && onPath === script ? 'fh' : `${shellQuote(process.execPath)} ${shellQuote(script ?? 'fh')}`;
-  const store = context.options.store === undefined ? '' : ` --store ${shellQuote(absoluteStoreUri(context))}`;
+  // The hooks run in the agent's environment, which may not have this shell's FH_HOME: name it.
+  const named = context.options.store !== undefined || (context.environment.FH_HOME ?? '') !== '';
+  const store = named ? ` --store ${shellQuote(absoluteStoreUri(context))}` : '';
   return `${program}${store} hook`;
 }
 
@@ -164,7 +167,9 @@ export async function run(context: CommandContext, options: HookInstallOptions):
   try {
     original = await readFile(target, 'utf8');
   } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    const code = (error as { code?: string }).code;
+    if (code === 'EISDIR') throw new UsageError(`${settingsPath} is a folder, not a settings file; fh wrote nothing. Move it aside and run fh hook install again`);
+    if (code !== 'ENOENT') throw error;
   }
   let settings: Record<string, unknown> = {};
   if (original !== undefined && original.trim() !== '') {
