@@ -1,4 +1,4 @@
-import { CorruptError, errnoCode, formatJsonl, parseJsonl, translateFsError, type LogEnds, type LogReadResult, type LogTail, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
+import { CorruptError, errnoCode, formatJsonl, parseJsonl, parseJsonlLine, translateFsError, type LogEnds, type LogReadResult, type LogTail, type LogRecord, type SessionLog, type SessionLogOptions } from '@fh/core';
 import type * as fsPromises from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { STORE_FILE_MODE, STORE_FOLDER_MODE } from './names.js';
@@ -177,9 +177,10 @@ export class FsSessionLog implements SessionLog {
 
   /**
    * The log ends without `\n` (an append cut short by a crash or a full disk): what to write
-   * before the next line. A last line that is not JSON is a torn append, never acknowledged to
-   * anyone: it is cut off (ftruncate to its start), so it does not warn on every later read, and
-   * the next line takes its place (''). A last line that parses is kept: '\n'.
+   * before the next line. A last line the reader skips as torn (`parseJsonlLine`: not JSON) is an
+   * append never acknowledged to anyone: it is cut off (ftruncate to its start), so it does not
+   * warn on every later read, and the next line takes its place (''). Any other last line is
+   * kept: '\n'.
    */
   private async settleTornTail(handle: FileHandle, size: number): Promise<string> {
     let start = size;
@@ -192,13 +193,10 @@ export class FsSessionLog implements SessionLog {
       }
       start = from;
     }
-    try {
-      JSON.parse((await readRange(handle, start, size - start)).toString('utf8'));
-      return '\n';
-    } catch {
-      await handle.truncate(start);
-      return '';
-    }
+    const last = parseJsonlLine((await readRange(handle, start, size - start)).toString('utf8'), false);
+    if (last === undefined || !('reason' in last) || last.reason !== 'torn last line') return '\n';
+    await handle.truncate(start);
+    return '';
   }
 
   private async release(): Promise<void> {
